@@ -1,0 +1,27 @@
+/** Persistent job records. Embedded: SQLite; scaled: PostgreSQL. */
+import type { ErrorRecord } from '../errors/catalog.ts';
+import type { FileDescriptor, Job, JobOutput, ReceivedFile } from './job.ts';
+
+export interface NewJob {
+  id: string;
+  accountId: string;
+  source: Job['source'];
+  params: Job['params'];
+  webhookUrl: string | undefined;
+  input: ReceivedFile | undefined;
+}
+
+export interface JobStore {
+  create(job: NewJob): Promise<Job>;
+  get(id: string): Promise<Job | undefined>;
+  /** Moves an enqueued (or re-run) job to processing and counts the attempt. */
+  markProcessing(id: string): Promise<Job | undefined>;
+  setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void>;
+  complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job>;
+  fail(id: string, error: ErrorRecord): Promise<Job>;
+  /** Jobs whose output expired before `now`, so the sweeper can delete their files. */
+  listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]>;
+  clearOutput(id: string): Promise<void>;
+  /** Deletes records finished before `before`; returns how many. */
+  deleteFinishedBefore(before: number): Promise<number>;
+}

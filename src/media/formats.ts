@@ -1,0 +1,89 @@
+/**
+ * The formats the service names in file descriptors: the kind (`type`), canonical extension and MIME
+ * type of each. Processors declare which of these they read and write.
+ */
+
+export const FILE_KINDS = ['image', 'video', 'audio', 'pdf', 'document', 'archive', 'bundle'] as const;
+export type FileKind = (typeof FILE_KINDS)[number];
+
+export interface FormatInfo {
+  kind: FileKind;
+  mime: string;
+  /** Canonical extension used for output names (`image.jpg` in gives `image.jpeg` out). */
+  extension: string;
+}
+
+export const FORMATS: Record<string, FormatInfo> = {
+  jpeg: { kind: 'image', mime: 'image/jpeg', extension: 'jpeg' },
+  png: { kind: 'image', mime: 'image/png', extension: 'png' },
+  webp: { kind: 'image', mime: 'image/webp', extension: 'webp' },
+  avif: { kind: 'image', mime: 'image/avif', extension: 'avif' },
+  heic: { kind: 'image', mime: 'image/heic', extension: 'heic' },
+  gif: { kind: 'image', mime: 'image/gif', extension: 'gif' },
+  tiff: { kind: 'image', mime: 'image/tiff', extension: 'tiff' },
+  bmp: { kind: 'image', mime: 'image/bmp', extension: 'bmp' },
+  ico: { kind: 'image', mime: 'image/x-icon', extension: 'ico' },
+  svg: { kind: 'image', mime: 'image/svg+xml', extension: 'svg' },
+  jxl: { kind: 'image', mime: 'image/jxl', extension: 'jxl' },
+  mp4: { kind: 'video', mime: 'video/mp4', extension: 'mp4' },
+  webm: { kind: 'video', mime: 'video/webm', extension: 'webm' },
+  mov: { kind: 'video', mime: 'video/quicktime', extension: 'mov' },
+  mkv: { kind: 'video', mime: 'video/x-matroska', extension: 'mkv' },
+  avi: { kind: 'video', mime: 'video/x-msvideo', extension: 'avi' },
+  mpeg: { kind: 'video', mime: 'video/mpeg', extension: 'mpeg' },
+  ogv: { kind: 'video', mime: 'video/ogg', extension: 'ogv' },
+  mp3: { kind: 'audio', mime: 'audio/mpeg', extension: 'mp3' },
+  wav: { kind: 'audio', mime: 'audio/wav', extension: 'wav' },
+  ogg: { kind: 'audio', mime: 'audio/ogg', extension: 'ogg' },
+  opus: { kind: 'audio', mime: 'audio/opus', extension: 'opus' },
+  flac: { kind: 'audio', mime: 'audio/flac', extension: 'flac' },
+  m4a: { kind: 'audio', mime: 'audio/mp4', extension: 'm4a' },
+  aac: { kind: 'audio', mime: 'audio/aac', extension: 'aac' },
+  pdf: { kind: 'pdf', mime: 'application/pdf', extension: 'pdf' },
+  docx: {
+    kind: 'document',
+    mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extension: 'docx',
+  },
+  xlsx: { kind: 'document', mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' },
+  pptx: {
+    kind: 'document',
+    mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    extension: 'pptx',
+  },
+  odt: { kind: 'document', mime: 'application/vnd.oasis.opendocument.text', extension: 'odt' },
+  ods: { kind: 'document', mime: 'application/vnd.oasis.opendocument.spreadsheet', extension: 'ods' },
+  odp: { kind: 'document', mime: 'application/vnd.oasis.opendocument.presentation', extension: 'odp' },
+  doc: { kind: 'document', mime: 'application/msword', extension: 'doc' },
+  xls: { kind: 'document', mime: 'application/vnd.ms-excel', extension: 'xls' },
+  ppt: { kind: 'document', mime: 'application/vnd.ms-powerpoint', extension: 'ppt' },
+  rtf: { kind: 'document', mime: 'application/rtf', extension: 'rtf' },
+  zip: { kind: 'archive', mime: 'application/zip', extension: 'zip' },
+  tar: { kind: 'archive', mime: 'application/x-tar', extension: 'tar' },
+  gz: { kind: 'archive', mime: 'application/gzip', extension: 'gz' },
+  '7z': { kind: 'archive', mime: 'application/x-7z-compressed', extension: '7z' },
+};
+
+export function formatInfo(format: string): FormatInfo | undefined {
+  return Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
+}
+
+/** `photo.jpg` + `jpeg` → `photo.jpeg`. Names without an extension get one appended. */
+export function outputName(inputName: string, format: string): string {
+  const ext = formatInfo(format)?.extension ?? format;
+  const dot = inputName.lastIndexOf('.');
+  const base = dot > 0 ? inputName.slice(0, dot) : inputName;
+  return `${base}.${ext}`;
+}
+
+/** File names come from clients: keep a safe base name for paths, URLs and headers. */
+export function safeFileName(name: string | undefined, fallback = 'file'): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = base
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}._ -]+/gu, '_')
+    .replace(/^[.\s]+/, '')
+    .slice(0, 200)
+    .trim();
+  return cleaned === '' ? fallback : cleaned;
+}

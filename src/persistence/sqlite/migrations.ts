@@ -1,0 +1,75 @@
+/** Schema of the embedded database. Append new migrations; never edit an applied one. */
+export const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    rate_limit INTEGER NOT NULL,
+    webhook_secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE TABLE usage (
+    account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+    requests INTEGER NOT NULL DEFAULT 0,
+    jobs INTEGER NOT NULL DEFAULT 0,
+    bytes_in INTEGER NOT NULL DEFAULT 0,
+    bytes_out INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    source TEXT NOT NULL,
+    params TEXT NOT NULL,
+    webhook_url TEXT,
+    input TEXT,
+    output TEXT,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    output_expires_at INTEGER
+  );
+  CREATE INDEX jobs_output_expiry ON jobs(output_expires_at) WHERE output_expires_at IS NOT NULL;
+  CREATE INDEX jobs_finished ON jobs(finished_at) WHERE finished_at IS NOT NULL;
+  CREATE TABLE queue (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL UNIQUE,
+    state TEXT NOT NULL DEFAULT 'waiting',
+    available_at INTEGER NOT NULL
+  );
+  CREATE INDEX queue_waiting ON queue(state, available_at, seq);
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_due ON webhook_deliveries(state, next_attempt_at);
+  CREATE INDEX webhook_job ON webhook_deliveries(job_id);
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id),
+    attempt INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    status_code INTEGER,
+    error TEXT,
+    duration_ms INTEGER NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
+];

@@ -1,0 +1,51 @@
+/**
+ * A processor turns one input file of its kind into one output file. Processors know nothing of
+ * HTTP, accounts, queues or stores: they get local paths, their own validated parameters and an
+ * abort signal, so each can be tested and reused alone.
+ */
+import type { TSchema } from 'typebox';
+import type { FieldError } from '../errors/catalog.ts';
+import type { FileKind } from '../media/formats.ts';
+
+export interface DetectedInput {
+  path: string;
+  name: string;
+  kind: FileKind;
+  format: string;
+  mime: string;
+  size: number;
+}
+
+export interface ProcessRequest {
+  input: DetectedInput;
+  /** The processor's own namespace of the request (`image` for the image processor), already schema-valid. */
+  params: Record<string, unknown>;
+  /** A private directory for this job's intermediate files; removed when the job ends. */
+  workDir: string;
+  signal: AbortSignal;
+  /** The request asked for `"metadata": true`. */
+  wantMetadata: boolean;
+}
+
+export interface ProcessResult {
+  path: string;
+  format: string;
+  /**
+   * True when the output differs from the input in format or geometry because the request asked so;
+   * the runner then skips the "never larger than the input" rule.
+   */
+  transformed: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export interface Processor {
+  readonly name: string;
+  readonly kind: FileKind;
+  readonly inputFormats: readonly string[];
+  readonly outputFormats: readonly string[];
+  /** JSON Schema of the processor's parameter namespace; it is part of the API and the OpenAPI document. */
+  readonly paramsSchema: TSchema;
+  /** Cross-field rules the schema cannot say; returns one entry per problem, fields prefixed by `namespace`. */
+  checkParams?(params: Record<string, unknown>, namespace: string): FieldError[];
+  process(request: ProcessRequest): Promise<ProcessResult>;
+}
