@@ -1,37 +1,71 @@
 /**
- * Tells waiting synchronous requests that a job finished. Embedded: an in-process emitter;
- * scaled: Redis pub/sub, because the API process that waits is not the worker that finishes.
+ * Tells waiting synchronous requests that a job changed (input known, finished). Embedded: an
+ * in-process emitter; scaled: Redis pub/sub, because the API process that waits is not the worker.
  */
 import { EventEmitter } from 'node:events';
 
+export interface JobWatch {
+  /** Resolves true on a change since the last call (or creation), false after `timeoutMs`. */
+  next(timeoutMs: number): Promise<boolean>;
+  close(): void;
+}
+
 export interface JobEvents {
-  publishFinished(jobId: string): Promise<void>;
-  /** Resolves true when the job finishes, false when `timeoutMs` passes or `signal` aborts first. */
-  waitForFinished(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  publishChanged(jobId: string): Promise<void>;
+  /** Subscribe before reading the job's state, so no change between the read and the wait is missed. */
+  watch(jobId: string): Promise<JobWatch>;
   close(): Promise<void>;
+}
+
+/** Buffers one pending change so a notification that arrives between two `next()` calls is not lost. */
+export class ChangeLatch implements JobWatch {
+  #pending = false;
+  #wake: ((changed: boolean) => void) | undefined;
+  readonly #onClose: () => void;
+
+  constructor(onClose: () => void) {
+    this.#onClose = onClose;
+  }
+
+  signal(): void {
+    if (this.#wake) this.#wake(true);
+    else this.#pending = true;
+  }
+
+  next(timeoutMs: number): Promise<boolean> {
+    if (this.#pending) {
+      this.#pending = false;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
+      const finish = (changed: boolean) => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve(changed);
+      };
+      this.#wake = finish;
+    });
+  }
+
+  close(): void {
+    this.#wake?.(false);
+    this.#onClose();
+  }
 }
 
 export class LocalJobEvents implements JobEvents {
   readonly #emitter = new EventEmitter().setMaxListeners(0);
 
-  async publishFinished(jobId: string): Promise<void> {
+  async publishChanged(jobId: string): Promise<void> {
     this.#emitter.emit(jobId);
   }
 
-  waitForFinished(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const done = (finished: boolean) => {
-        clearTimeout(timer);
-        this.#emitter.off(jobId, onFinished);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(finished);
-      };
-      const onFinished = () => done(true);
-      const onAbort = () => done(false);
-      const timer = setTimeout(() => done(false), timeoutMs);
-      this.#emitter.once(jobId, onFinished);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  async watch(jobId: string): Promise<JobWatch> {
+    const listener = () => latch.signal();
+    const latch = new ChangeLatch(() => this.#emitter.off(jobId, listener));
+    this.#emitter.on(jobId, listener);
+    return latch;
   }
 
   async close(): Promise<void> {

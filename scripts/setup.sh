@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh machine: Debian packages the service calls, then npm dependencies
+# (which bring Node 24 as the `node` devDependency). Quiet when there is nothing to do.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+# Debian packages, one per line in scripts/apt-packages.txt (comments allowed).
+missing=()
+while read -r pkg; do
+  [ -z "$pkg" ] && continue
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' scripts/apt-packages.txt)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm dependencies: reinstalled when package-lock.json changed since the last install.
+stamp="node_modules/.presso-lock.sha1"
+want="$(sha1sum package-lock.json | cut -d' ' -f1)"
+if [ ! -x node_modules/.bin/node ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+  echo "$want" >"$stamp"
+fi

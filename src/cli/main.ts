@@ -1,0 +1,70 @@
+/**
+ * `presso` command line: `serve` runs the embedded default; the other commands manage accounts and
+ * keys in the same data directory (stop nothing: SQLite in WAL mode takes a second writer safely).
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../errors/catalog.ts';
+import { describeConfig, loadConfig } from '../config/index.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { accountCommand, keyCommand } from './admin-commands.ts';
+import { openapiCommand, serveCommand } from './serve-command.ts';
+
+const USAGE = `Usage: presso <command> [options]
+
+Commands:
+  serve                                   Start the HTTPS API, workers and sweeper (embedded default)
+  account create --name N [--rate-limit N] Create an account and its first API key (prints JSON)
+  account list                            List accounts with their keys (prefixes only)
+  key create --account ID                 Create another API key for an account
+  key revoke KEY_ID                       Revoke a key
+  openapi                                 Print the OpenAPI 3.1 document
+  config                                  Print every PRESSO_* variable with its default
+
+Configuration comes from PRESSO_* environment variables; see the README.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      account: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  if (command === 'config') {
+    for (const v of describeConfig()) console.log(`${v.name}\t${v.default}\t${v.description}`);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serveCommand(config, createLogger(config.logLevel));
+    case 'openapi':
+      return openapiCommand(config);
+    case 'account':
+      return accountCommand(config, sub, values);
+    case 'key':
+      return keyCommand(config, sub, rest[0] ?? values.account, values);
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+    else console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,48 @@
+/** `presso serve`: the embedded default, with graceful shutdown on SIGTERM/SIGINT. */
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { openEmbeddedServices } from '../runtime/embedded.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { appFromServices, startPresso } from '../runtime/presso.ts';
+
+export async function serveCommand(config: Config, logger: Logger): Promise<number> {
+  const presso = await startPresso(config, logger);
+  if (config.bootstrapAccount) {
+    const existing = (await presso.services.accounts.listAccounts()).find((a) => a.name === config.bootstrapAccount);
+    if (!existing) {
+      const { account, key } = await presso.services.accounts.createAccount(config.bootstrapAccount);
+      // Printed once, to stdout, on purpose: this is how the operator learns the key.
+      console.log(JSON.stringify({ bootstrapAccount: { id: account.id, name: account.name, apiKey: key.key } }));
+    }
+  }
+  console.log(`Presso is listening on ${presso.localUrl} (public URL ${config.server.publicUrl})`);
+  if (presso.tls?.generated || presso.tls?.certPath.startsWith(config.dataDir)) {
+    console.log(`Self-signed TLS certificate: ${presso.tls.certPath}`);
+  }
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      presso.stop().then(resolve, (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  return 0;
+}
+
+export async function openapiCommand(config: Config): Promise<number> {
+  const logger = createLogger('silent');
+  const services = await openEmbeddedServices(config, logger);
+  try {
+    const app = await appFromServices(services);
+    await app.ready();
+    console.log(JSON.stringify(app.swagger(), null, 2));
+    await app.close();
+  } finally {
+    await services.close();
+  }
+  return 0;
+}

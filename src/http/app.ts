@@ -1,0 +1,126 @@
+/**
+ * The HTTP application, built from its dependencies and separate from `listen`, so tests and the
+ * server share it. Routes translate between HTTP and the job service; they hold no business logic.
+ */
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
+import type { Logger } from 'pino';
+import type { AccountService } from '../accounts/account-service.ts';
+import { InvalidJsonError, NotFoundError } from '../errors/catalog.ts';
+import type { FileStore } from '../files/file-store.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { JobService } from '../jobs/job-service.ts';
+import type { JobStore } from '../jobs/job-store.ts';
+import type { RequestParser } from '../jobs/request-params.ts';
+import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import { ajv } from '../validation/schema-validator.ts';
+import type { WebhookStore } from '../webhooks/webhook-store.ts';
+import { errorBody, makeErrorHandler } from './error-handler.ts';
+import { registerAccessControl } from './plugins/access-control.ts';
+import './request-context.ts';
+import { accountRoute } from './routes/account.ts';
+import { downloadsRoute } from './routes/downloads.ts';
+import { fetchRoute } from './routes/fetch.ts';
+import { healthRoute } from './routes/health.ts';
+import { jobsRoute } from './routes/jobs.ts';
+import { openapiRoute } from './routes/openapi.ts';
+import { uploadRoute } from './routes/upload.ts';
+import { webhooksRoute } from './routes/webhooks.ts';
+
+export interface AppDeps {
+  logger: Logger;
+  accounts: AccountService;
+  jobs: JobService;
+  jobStore: JobStore;
+  queue: JobQueue;
+  files: FileStore;
+  webhooks: WebhookStore;
+  replayWebhook: (deliveryId: string, accountId: string) => Promise<boolean>;
+  parser: RequestParser;
+  limiter: RateLimiter;
+  isShuttingDown: () => boolean;
+}
+
+export interface AppOptions {
+  maxInputBytes: number;
+  defaultRateLimit: number;
+  rateWindowMs: number;
+  trustedProxies: string[];
+  publicUrl: string;
+  serverFactory?: FastifyServerFactory;
+}
+
+export async function buildApp(deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: () => randomUUID(),
+    requestIdLogLabel: 'requestId',
+    trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
+    bodyLimit: 1024 * 1024,
+    disableRequestLogging: false,
+    return503OnClosing: true,
+    ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  app.setErrorHandler(makeErrorHandler(options.maxInputBytes));
+  app.setNotFoundHandler((request, reply) => {
+    const error = new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`);
+    reply.code(404).send(errorBody(error, request.id));
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new InvalidJsonError(), undefined);
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request) => {
+    if (request.account) await deps.accounts.addUsage(request.account.id, { requests: 1 });
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Presso API',
+        version: '1.0',
+        description: 'Compress, optimise, convert and resize files. Compatible with the Compressor.app API.',
+      },
+      servers: [{ url: options.publicUrl }],
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password.' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ basic: [] }, { bearer: [] }],
+    },
+  });
+
+  registerAccessControl(app, {
+    accounts: deps.accounts,
+    limiter: deps.limiter,
+    anonymousLimit: options.defaultRateLimit,
+  });
+
+  await app.register(uploadRoute, {
+    jobs: deps.jobs,
+    parser: deps.parser,
+    accounts: deps.accounts,
+    maxInputBytes: options.maxInputBytes,
+  });
+  await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser, accounts: deps.accounts });
+  await app.register(jobsRoute, { jobs: deps.jobs });
+  await app.register(accountRoute, { accounts: deps.accounts, limiter: deps.limiter, windowMs: options.rateWindowMs });
+  await app.register(webhooksRoute, { jobs: deps.jobs, webhooks: deps.webhooks, replay: deps.replayWebhook });
+  await app.register(openapiRoute);
+  await app.register(healthRoute, { queue: deps.queue, isShuttingDown: deps.isShuttingDown });
+  await app.register(downloadsRoute, { store: deps.jobStore, files: deps.files });
+  return app;
+}

@@ -1,0 +1,58 @@
+/**
+ * Turns anything thrown while answering a request into the documented error body
+ * `{success: false, status, id, message, errors?}`. Causes are logged; bodies never carry stack traces.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  BadRequestError,
+  InternalError,
+  InvalidJsonError,
+  PayloadTooLargeError,
+  PressoError,
+  toPressoError,
+  ValidationError,
+} from '../errors/catalog.ts';
+import { toFieldErrors } from '../validation/schema-validator.ts';
+
+function fromFastify(error: FastifyError, maxInputBytes: number): PressoError {
+  if (error instanceof PressoError) return error;
+  if (error.validation) {
+    return new ValidationError(toFieldErrors(error.validation as never, error.validationContext ?? 'body'));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new PressoError('UNSUPPORTED_CONTENT_TYPE', 415, 'This Content-Type is not accepted here.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new InvalidJsonError();
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError(maxInputBytes);
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new BadRequestError(error.message, { cause: error });
+  return toPressoError(error);
+}
+
+export function errorBody(error: PressoError, requestId: string) {
+  const body: Record<string, unknown> = {
+    success: false,
+    status: error.statusCode,
+    id: requestId,
+    message: error.message,
+  };
+  if (error.errors) body.errors = error.errors;
+  return body;
+}
+
+export function makeErrorHandler(maxInputBytes: number) {
+  return (raw: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const error = fromFastify(raw, maxInputBytes);
+    if (error instanceof InternalError || error.statusCode >= 500) {
+      request.log.error({ err: error.cause ?? raw, code: error.code }, 'request failed');
+    } else {
+      request.log.info({ code: error.code, status: error.statusCode, detail: error.message }, 'request refused');
+    }
+    reply.code(error.statusCode).headers(error.headers).send(errorBody(error, request.id));
+  };
+}

@@ -1,0 +1,17 @@
+/** What the hooks attach to a request for the routes after them. */
+import type { Account } from '../accounts/account-store.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account: Account | undefined;
+  }
+  interface FastifyContextConfig {
+    /** The route needs an API key (every /1.0 route but the OpenAPI document). */
+    auth?: boolean;
+  }
+}
+
+export function requireAccount(account: Account | undefined): Account {
+  if (!account) throw new Error('route reached without authentication');
+  return account;
+}

@@ -1,0 +1,86 @@
+/**
+ * GET {base}/<expiry>/<job id>/<name>: temporary outputs. No API key: the job id is an unguessable
+ * UUIDv4 and the link stops working at expiry (410). Serves ETag (the SHA-1), Range and a
+ * Content-Disposition with the file name.
+ */
+import type { FastifyInstance } from 'fastify';
+import { GoneError, NotFoundError, PressoError } from '../../errors/catalog.ts';
+import type { ByteRange, FileStore } from '../../files/file-store.ts';
+import type { JobStore } from '../../jobs/job-store.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** One `bytes=` range (the first, when several are asked: a full-body answer would also be valid). */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*(?:,.*)?$/.exec(header.trim());
+  if (!match) return undefined;
+  const [, from, to] = match as unknown as [string, string, string];
+  if (from === '' && to === '') return undefined;
+  if (from === '') {
+    const suffix = Number(to);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(from);
+  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export async function downloadsRoute(app: FastifyInstance, options: { store: JobStore; files: FileStore }) {
+  app.get(
+    '/:expiry/:jobId/:name',
+    { schema: { summary: 'Download a temporary output (no API key; expires after 2 hours)' } },
+    async (request, reply) => {
+      const { expiry, jobId, name } = request.params as { expiry: string; jobId: string; name: string };
+      if (!/^\d{1,12}$/.test(expiry) || !UUID.test(jobId)) throw new NotFoundError();
+      const job = await options.store.get(jobId);
+      const output = job?.output;
+      if (!job || job.status !== 'completed' || !output) throw new NotFoundError();
+      if (output.descriptor.name !== name || Math.floor(output.expiresAt / 1000) !== Number(expiry)) {
+        throw new NotFoundError();
+      }
+      const now = Date.now();
+      if (now >= output.expiresAt) throw new GoneError('This download link has expired.');
+      const stored = await options.files.stat(output.key);
+      if (!stored) throw new GoneError('This download link has expired.');
+
+      const etag = `"${output.descriptor.sha1}"`;
+      reply.headers({
+        'content-type': output.descriptor.mime,
+        etag,
+        'accept-ranges': 'bytes',
+        'content-disposition': contentDisposition(output.descriptor.name),
+        'cache-control': `private, max-age=${Math.max(0, Math.floor((output.expiresAt - now) / 1000))}`,
+        expires: new Date(output.expiresAt).toUTCString(),
+      });
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+        return reply.code(304).send();
+      }
+      const ifRange = request.headers['if-range'];
+      const range = ifRange && ifRange !== etag ? undefined : parseRange(request.headers.range, stored.size);
+      if (range === 'unsatisfiable') {
+        reply.header('content-range', `bytes */${stored.size}`);
+        throw new PressoError('RANGE_NOT_SATISFIABLE', 416, 'The requested range is outside the file.', {
+          headers: { 'content-range': `bytes */${stored.size}` },
+        });
+      }
+      if (range) {
+        reply.code(206);
+        reply.header('content-range', `bytes ${range.start}-${range.end}/${stored.size}`);
+        reply.header('content-length', range.end - range.start + 1);
+      } else {
+        reply.header('content-length', stored.size);
+      }
+      if (request.method === 'HEAD') return reply.send();
+      return reply.send(await options.files.read(output.key, range));
+    },
+  );
+}

@@ -1,0 +1,39 @@
+/** POST /1.0/fetch: the service downloads the input from a URL (JSON body only). */
+import type { FastifyInstance } from 'fastify';
+import type { AccountService } from '../../accounts/account-service.ts';
+import type { JobService } from '../../jobs/job-service.ts';
+import type { RequestParser } from '../../jobs/request-params.ts';
+import { requireAccount } from '../request-context.ts';
+import { AcknowledgementSchema, commonErrors, ErrorSchema, SyncResultSchema } from '../schemas.ts';
+import { clientGone, replyWithJob } from './submit-reply.ts';
+
+export interface FetchRouteOptions {
+  jobs: JobService;
+  parser: RequestParser;
+  accounts: AccountService;
+}
+
+export async function fetchRoute(app: FastifyInstance, options: FetchRouteOptions) {
+  const { jobs, parser, accounts } = options;
+  app.post(
+    '/1.0/fetch',
+    {
+      config: { auth: true },
+      // The schema documents the body; validation runs in the request parser so that schema errors and
+      // cross-field rules are reported together in one 422.
+      attachValidation: true,
+      schema: {
+        summary: 'Process a file downloaded from a URL',
+        body: parser.fetchBodySchema,
+        response: { 200: SyncResultSchema, 202: AcknowledgementSchema, 415: ErrorSchema, 422: ErrorSchema, 502: ErrorSchema, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const account = requireAccount(request.account);
+      const parsed = parser.parseFetchBody(request.body);
+      await accounts.addUsage(account.id, { jobs: 1 });
+      const job = await jobs.submitFetch({ jobId: request.id, accountId: account.id, request: parsed }, clientGone(reply));
+      return replyWithJob(reply, job);
+    },
+  );
+}

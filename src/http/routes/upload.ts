@@ -1,0 +1,104 @@
+/**
+ * POST /1.0/upload: multipart with a `file` part and an optional `data` part (JSON parameters). The
+ * file streams to the job's working directory while its SHA-1 and size are computed; it is never
+ * held whole in memory.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { AccountService } from '../../accounts/account-service.ts';
+import { InvalidJsonError, PayloadTooLargeError, PressoError, ValidationError } from '../../errors/catalog.ts';
+import type { ReceivedFile } from '../../jobs/job.ts';
+import type { JobService } from '../../jobs/job-service.ts';
+import type { RequestParser } from '../../jobs/request-params.ts';
+import { safeFileName } from '../../media/formats.ts';
+import { HashingCounter } from '../../media/hash.ts';
+import { requireAccount } from '../request-context.ts';
+import { AcknowledgementSchema, commonErrors, ErrorSchema, SyncResultSchema } from '../schemas.ts';
+import { clientGone, replyWithJob } from './submit-reply.ts';
+
+export interface UploadRouteOptions {
+  jobs: JobService;
+  parser: RequestParser;
+  accounts: AccountService;
+  maxInputBytes: number;
+}
+
+export async function uploadRoute(app: FastifyInstance, options: UploadRouteOptions) {
+  const { jobs, parser, accounts, maxInputBytes } = options;
+  // Scoped to this route: only the upload endpoint parses multipart bodies.
+  await app.register(multipart, {
+    limits: { fileSize: maxInputBytes, files: 2, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
+  });
+
+  app.post(
+    '/1.0/upload',
+    {
+      config: { auth: true },
+      schema: {
+        summary: 'Process an uploaded file',
+        description:
+          'multipart/form-data with a `file` part and an optional `data` part holding the JSON parameters ' +
+          '(the same object as the fetch body without url/headers). Answers 200 with the result, or 202 when ' +
+          'the job runs asynchronously (input over 32 MB, a webhook, "async": true, or the synchronous time-out).',
+        consumes: ['multipart/form-data'],
+        response: { 200: SyncResultSchema, 202: AcknowledgementSchema, 413: ErrorSchema, 415: ErrorSchema, 422: ErrorSchema, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const account = requireAccount(request.account);
+      if (!request.isMultipart()) {
+        throw new PressoError('UNSUPPORTED_CONTENT_TYPE', 415, 'Content-Type must be multipart/form-data.');
+      }
+      const jobId = request.id;
+      const path = jobs.uploadPath(jobId);
+      let received: ReceivedFile | undefined;
+      let data: string | undefined;
+      let submitted = false;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'file') {
+              part.file.resume();
+              continue;
+            }
+            if (received) throw ValidationError.field('file', 'must be sent only once');
+            await mkdir(dirname(path), { recursive: true });
+            const counter = new HashingCounter();
+            await pipeline(part.file, counter, createWriteStream(path));
+            if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
+            received = { name: safeFileName(part.filename), ...counter.digest() };
+          } else if (part.fieldname === 'data') {
+            if (data !== undefined) throw ValidationError.field('data', 'must be sent only once');
+            data = String(part.value);
+          }
+        }
+        const parsed = parser.parseUploadData(parseData(data));
+        if (!received) throw ValidationError.field('file', 'is required');
+        await accounts.addUsage(account.id, { jobs: 1, bytesIn: received.size });
+        submitted = true;
+        const job = await jobs.submitUpload(
+          { jobId, accountId: account.id, received, request: parsed },
+          clientGone(reply),
+        );
+        return replyWithJob(reply, job);
+      } catch (error) {
+        // Before submission the working directory holds only this request's upload; after it, the job owns it.
+        if (!submitted) await rm(dirname(path), { recursive: true, force: true });
+        throw error;
+      }
+    },
+  );
+}
+
+function parseData(data: string | undefined): unknown {
+  if (data === undefined || data.trim() === '') return {};
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new InvalidJsonError('data');
+  }
+}

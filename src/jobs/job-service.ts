@@ -1,0 +1,119 @@
+/**
+ * Accepts work from the API: records the job, queues it, and for synchronous requests waits for the
+ * outcome up to the synchronous time-out. It knows nothing of HTTP: routes translate its results.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { NotFoundError } from '../errors/catalog.ts';
+import type { FileStore } from '../files/file-store.ts';
+import type { OutboundClient } from '../outbound/outbound-client.ts';
+import { isFinished, type Job, jobKeys, type ReceivedFile } from './job.ts';
+import type { JobEvents } from './job-events.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { JobStore } from './job-store.ts';
+import type { ParsedFetchRequest, ParsedRequest } from './request-params.ts';
+
+export interface JobServiceOptions {
+  workRoot: string;
+  asyncThresholdBytes: number;
+  syncTimeoutMs: number;
+}
+
+export interface JobServiceDeps {
+  store: JobStore;
+  queue: JobQueue;
+  events: JobEvents;
+  files: FileStore;
+  outbound: OutboundClient;
+}
+
+export class JobService {
+  readonly #deps: JobServiceDeps;
+  readonly #options: JobServiceOptions;
+
+  constructor(deps: JobServiceDeps, options: JobServiceOptions) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  newJobId(): string {
+    return randomUUID();
+  }
+
+  /** Where an upload streams to before it is handed to the file store. */
+  uploadPath(jobId: string): string {
+    return join(this.#options.workRoot, jobId, 'upload');
+  }
+
+  /**
+   * Records and queues an uploaded job. Returns the job as it stands when the caller should answer:
+   * finished (synchronous result) or still running (acknowledge with 202).
+   */
+  async submitUpload(
+    args: { jobId: string; accountId: string; received: ReceivedFile; request: ParsedRequest },
+    signal?: AbortSignal,
+  ): Promise<Job> {
+    const { jobId, received, request } = args;
+    if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
+    await this.#deps.files.putFile(jobKeys.input(jobId), this.uploadPath(jobId));
+    const job = await this.#deps.store.create({
+      id: jobId,
+      accountId: args.accountId,
+      source: { type: 'upload' },
+      params: request.params,
+      webhookUrl: request.webhookUrl,
+      input: received,
+    });
+    const async = request.forceAsync || received.size > this.#options.asyncThresholdBytes;
+    return this.#enqueue(job, async, signal);
+  }
+
+  async submitFetch(
+    args: { jobId: string; accountId: string; request: ParsedFetchRequest },
+    signal?: AbortSignal,
+  ): Promise<Job> {
+    const { request } = args;
+    await this.#deps.outbound.checkUrl(request.url, 'url');
+    if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
+    const job = await this.#deps.store.create({
+      id: args.jobId,
+      accountId: args.accountId,
+      source: { type: 'fetch', url: request.url, headers: request.headers },
+      params: request.params,
+      webhookUrl: request.webhookUrl,
+      input: undefined,
+    });
+    return this.#enqueue(job, request.forceAsync, signal);
+  }
+
+  /** A job of this account; another account's job is "not found" so ids do not leak. */
+  async getForAccount(accountId: string, jobId: string): Promise<Job> {
+    const job = await this.#deps.store.get(jobId);
+    if (!job || job.accountId !== accountId) throw new NotFoundError('No job with this id.');
+    return job;
+  }
+
+  async #enqueue(job: Job, async: boolean, signal?: AbortSignal): Promise<Job> {
+    if (async) {
+      await this.#deps.queue.enqueue(job.id);
+      return job;
+    }
+    // Watch before queueing, so a job that finishes at once is not missed.
+    const watch = await this.#deps.events.watch(job.id);
+    try {
+      await this.#deps.queue.enqueue(job.id);
+      const deadline = Date.now() + this.#options.syncTimeoutMs;
+      for (;;) {
+        const current = (await this.#deps.store.get(job.id)) ?? job;
+        if (isFinished(current)) return current;
+        // A fetched input turned out larger than the threshold: answer asynchronously.
+        if (current.input && current.input.size > this.#options.asyncThresholdBytes) return current;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0 || signal?.aborted) return current;
+        await watch.next(remaining);
+      }
+    } finally {
+      watch.close();
+    }
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The processing request: parameters per kind, plus the transport-level keys (`metadata`, `async`,
+ * `webhook`, `store`). Its JSON Schema is built from the registered processors, so a new processor
+ * extends the API, the validation and the OpenAPI document at once.
+ */
+import { Type, type TSchema } from 'typebox';
+import { type FieldError, ValidationError } from '../errors/catalog.ts';
+import { FILE_KINDS } from '../media/formats.ts';
+import type { ProcessorRegistry } from '../processors/registry.ts';
+import { compile, toFieldErrors } from '../validation/schema-validator.ts';
+import type { JobParams } from './job.ts';
+
+export interface ParsedRequest {
+  params: JobParams;
+  webhookUrl: string | undefined;
+  forceAsync: boolean;
+}
+
+export interface ParsedFetchRequest extends ParsedRequest {
+  url: string;
+  headers: Record<string, string>;
+}
+
+function commonProperties(registry: ProcessorRegistry): Record<string, TSchema> {
+  const namespaces: Record<string, TSchema> = {};
+  for (const kind of FILE_KINDS) {
+    const processor = registry.forKind(kind);
+    namespaces[kind] = Type.Optional(
+      processor?.paramsSchema ??
+        Type.Object({}, { description: `Parameters for ${kind} files (no ${kind} processor is installed).` }),
+    );
+  }
+  return {
+    ...namespaces,
+    metadata: Type.Optional(Type.Boolean({ description: 'Add a metadata object (dimensions, EXIF, ...) to the result.' })),
+    async: Type.Optional(Type.Boolean({ description: 'Answer 202 at once and run the job in the background.' })),
+    webhook: Type.Optional(
+      Type.Object(
+        { url: Type.String({ minLength: 1, maxLength: 2048, description: 'URL notified when the job finishes.' }) },
+        { additionalProperties: false },
+      ),
+    ),
+    store: Type.Optional(
+      Type.Object({}, { description: 'External store target (connector id, bucket, path, ...).', additionalProperties: true }),
+    ),
+  };
+}
+
+export class RequestParser {
+  readonly uploadDataSchema: TSchema;
+  readonly fetchBodySchema: TSchema;
+  readonly #registry: ProcessorRegistry;
+  readonly #validateData: ReturnType<typeof compile>;
+  readonly #validateFetch: ReturnType<typeof compile>;
+
+  constructor(registry: ProcessorRegistry) {
+    this.#registry = registry;
+    const common = commonProperties(registry);
+    this.uploadDataSchema = Type.Object(common, { additionalProperties: false });
+    this.fetchBodySchema = Type.Object(
+      {
+        url: Type.String({ minLength: 1, maxLength: 8192, description: 'Absolute http(s) URL of the input file.' }),
+        headers: Type.Optional(
+          Type.Record(Type.String(), Type.String(), { description: 'Headers added to the download request.' }),
+        ),
+        ...common,
+      },
+      { additionalProperties: false },
+    );
+    this.#validateData = compile(this.uploadDataSchema);
+    this.#validateFetch = compile(this.fetchBodySchema);
+  }
+
+  /** The `data` part of an upload (already JSON-parsed); `root` names it in error fields. */
+  parseUploadData(value: unknown, root = 'data'): ParsedRequest {
+    const errors = this.#validateData(value) ? [] : toFieldErrors(this.#validateData.errors, root);
+    return this.#finish(value, errors);
+  }
+
+  parseFetchBody(value: unknown): ParsedFetchRequest {
+    const errors = this.#validateFetch(value) ? [] : toFieldErrors(this.#validateFetch.errors, 'body');
+    const parsed = this.#finish(value, errors);
+    const body = value as { url: string; headers?: Record<string, string> };
+    return { ...parsed, url: body.url, headers: body.headers ?? {} };
+  }
+
+  #finish(value: unknown, errors: FieldError[]): ParsedRequest {
+    const body = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+    // Cross-field rules run even when other parameters failed, so one answer lists every mistake.
+    for (const processor of this.#registry.all()) {
+      const params = body[processor.kind];
+      if (processor.checkParams && params !== null && typeof params === 'object' && !Array.isArray(params)) {
+        const seen = new Set(errors.map((e) => e.field));
+        for (const error of processor.checkParams(params as Record<string, unknown>, processor.kind)) {
+          if (!seen.has(error.field)) errors.push(error);
+        }
+      }
+    }
+    if (body.store !== undefined) {
+      errors.push({ field: 'store', message: 'External stores are not set up on this server yet.' });
+    }
+    if (errors.length > 0) throw new ValidationError(errors);
+    const params: JobParams = {};
+    for (const kind of FILE_KINDS) if (body[kind] !== undefined) params[kind] = body[kind];
+    if (body.metadata === true) params.metadata = true;
+    const webhook = body.webhook as { url: string } | undefined;
+    return { params, webhookUrl: webhook?.url, forceAsync: body.async === true || webhook !== undefined };
+  }
+}

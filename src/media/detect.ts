@@ -1,0 +1,117 @@
+/**
+ * File-kind detection from content only (magic bytes), never from the name or the declared MIME type.
+ * file-type recognises binary containers; text formats it cannot see (SVG) are sniffed here.
+ */
+import { open } from 'node:fs/promises';
+import { fileTypeFromFile } from 'file-type';
+import { type FileKind, formatInfo } from './formats.ts';
+
+export interface DetectedFile {
+  kind: FileKind;
+  format: string;
+  mime: string;
+}
+
+/**
+ * file-type extension → our format name. Extensions missing here (exe, psd, xcf, rar, legacy CFB office
+ * files whose flavour file-type cannot tell, ...) are formats no processor handles: they stay unknown.
+ */
+const FORMAT_BY_EXTENSION: Readonly<Record<string, string>> = {
+  jpg: 'jpeg',
+  png: 'png',
+  apng: 'png',
+  gif: 'gif',
+  webp: 'webp',
+  avif: 'avif',
+  heic: 'heic', // file-type reports HEIF stills (image/heif) under `heic` too
+  jxl: 'jxl',
+  tif: 'tiff',
+  bmp: 'bmp',
+  ico: 'ico',
+  cur: 'ico',
+  mp4: 'mp4',
+  m4v: 'mp4',
+  mov: 'mov',
+  webm: 'webm',
+  mkv: 'mkv',
+  avi: 'avi',
+  mpg: 'mpeg',
+  ogv: 'ogv',
+  mp3: 'mp3',
+  wav: 'wav',
+  ogg: 'ogg',
+  oga: 'ogg',
+  opus: 'opus',
+  flac: 'flac',
+  m4a: 'm4a',
+  aac: 'aac',
+  pdf: 'pdf',
+  docx: 'docx',
+  xlsx: 'xlsx',
+  pptx: 'pptx',
+  odt: 'odt',
+  ods: 'ods',
+  odp: 'odp',
+  rtf: 'rtf',
+  zip: 'zip',
+  tar: 'tar',
+  gz: 'gz',
+  'tar.gz': 'gz',
+  '7z': '7z',
+};
+
+/** SVG files put at most a BOM, an XML declaration, comments and a doctype before the root element. */
+const SVG_SNIFF_BYTES = 4096;
+
+export async function detectFile(path: string): Promise<DetectedFile | undefined> {
+  const found = await fileTypeFromFile(path);
+  if (found !== undefined && found.ext !== 'xml') {
+    // An Ogg container with a video stream is reported as `ogv` / `video/ogg`; everything else Ogg is audio.
+    const name =
+      found.mime.startsWith('video/') && found.ext === 'ogg' ? 'ogv' : FORMAT_BY_EXTENSION[found.ext];
+    return name === undefined ? undefined : describe(name);
+  }
+  // file-type returns nothing (or `xml` when a declaration is present) for SVG.
+  return (await looksLikeSvg(path)) ? describe('svg') : undefined;
+}
+
+function describe(format: string): DetectedFile | undefined {
+  const info = formatInfo(format);
+  return info === undefined ? undefined : { kind: info.kind, format, mime: info.mime };
+}
+
+async function looksLikeSvg(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(SVG_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SVG_SNIFF_BYTES, 0);
+    return isSvgText(buffer.subarray(0, bytesRead).toString('utf8'));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Prolog items allowed before the root element, each anchored at the current position. */
+const PROLOG_ITEMS = [
+  /^\s+/, // whitespace
+  /^<\?xml[\s\S]*?\?>/, // XML declaration and processing instructions (stylesheets)
+  /^<\?[\s\S]*?\?>/,
+  /^<!--[\s\S]*?-->/, // comments (editors put generator banners here)
+  /^<!DOCTYPE\s[^[>]*(\[[\s\S]*?\])?\s*>/i, // doctype, with an optional internal subset
+];
+
+/** True when `text` (the file's first bytes) is an XML document whose root element is `<svg>`. */
+export function isSvgText(text: string): boolean {
+  let rest = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  for (let consumed = true; consumed; ) {
+    consumed = false;
+    for (const item of PROLOG_ITEMS) {
+      const match = item.exec(rest);
+      if (match !== null && match[0].length > 0) {
+        rest = rest.slice(match[0].length);
+        consumed = true;
+      }
+    }
+  }
+  return /^<svg[\s>/]/.test(rest);
+}

@@ -1,0 +1,109 @@
+import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
+import type { Database } from './database.ts';
+
+interface AccountRow {
+  id: string;
+  name: string;
+  rate_limit: number;
+  webhook_secret: string;
+  created_at: number;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  rateLimit: r.rate_limit,
+  webhookSecret: r.webhook_secret,
+  createdAt: r.created_at,
+});
+
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at ?? undefined,
+});
+
+export class SqliteAccountStore implements AccountStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async createAccount(a: Account): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(a.id, a.name, a.rateLimit, a.webhookSecret, a.createdAt);
+    this.#db.prepare('INSERT INTO usage (account_id) VALUES (?)').run(a.id);
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const row = this.#db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    return row ? toAccount(row) : undefined;
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    return (this.#db.prepare('SELECT * FROM accounts ORDER BY created_at').all() as unknown as AccountRow[]).map(toAccount);
+  }
+
+  async addKey(key: ApiKeyRecord, hash: string): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(key.id, key.accountId, key.prefix, hash, key.createdAt);
+  }
+
+  async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    const rows = this.#db
+      .prepare('SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at')
+      .all(accountId) as unknown as KeyRow[];
+    return rows.map(toKey);
+  }
+
+  async revokeKey(keyId: string, at: number): Promise<boolean> {
+    const result = this.#db
+      .prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?')
+      .run(at, keyId);
+    return Number(result.changes) > 0;
+  }
+
+  async findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined> {
+    const row = this.#db
+      .prepare(
+        `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.hash = ? AND k.revoked_at IS NULL`,
+      )
+      .get(hash) as (AccountRow & { key_id: string }) | undefined;
+    return row ? { account: toAccount(row), keyId: row.key_id } : undefined;
+  }
+
+  async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {
+    this.#db
+      .prepare(
+        `UPDATE usage SET requests = requests + ?, jobs = jobs + ?, bytes_in = bytes_in + ?, bytes_out = bytes_out + ?
+         WHERE account_id = ?`,
+      )
+      .run(d.requests ?? 0, d.jobs ?? 0, d.bytesIn ?? 0, d.bytesOut ?? 0, accountId);
+  }
+
+  async getUsage(accountId: string): Promise<Usage> {
+    const row = this.#db
+      .prepare('SELECT requests, jobs, bytes_in, bytes_out FROM usage WHERE account_id = ?')
+      .get(accountId) as { requests: number; jobs: number; bytes_in: number; bytes_out: number } | undefined;
+    return {
+      requests: row?.requests ?? 0,
+      jobs: row?.jobs ?? 0,
+      bytesIn: row?.bytes_in ?? 0,
+      bytesOut: row?.bytes_out ?? 0,
+    };
+  }
+}

@@ -1,0 +1,132 @@
+import type { ErrorRecord } from '../../errors/catalog.ts';
+import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
+import type { JobStore, NewJob } from '../../jobs/job-store.ts';
+import type { Database } from './database.ts';
+
+interface JobRow {
+  id: string;
+  account_id: string;
+  status: Job['status'];
+  source: string;
+  params: string;
+  webhook_url: string | null;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+function parse<T>(text: string | null): T | undefined {
+  return text === null ? undefined : (JSON.parse(text) as T);
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    status: row.status,
+    source: JSON.parse(row.source),
+    params: JSON.parse(row.params),
+    webhookUrl: row.webhook_url ?? undefined,
+    input: parse(row.input),
+    output: parse(row.output),
+    error: parse(row.error),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at ?? undefined,
+  };
+}
+
+export class SqliteJobStore implements JobStore {
+  readonly #db: Database;
+  readonly #now: () => number;
+
+  constructor(db: Database, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  async create(job: NewJob): Promise<Job> {
+    const now = this.#now();
+    this.#db
+      .prepare(
+        `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, created_at, updated_at)
+         VALUES (?, ?, 'enqueued', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        job.id,
+        job.accountId,
+        JSON.stringify(job.source),
+        JSON.stringify(job.params),
+        job.webhookUrl ?? null,
+        job.input ? JSON.stringify(job.input) : null,
+        now,
+        now,
+      );
+    return this.#require(job.id);
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    const row = this.#db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  async markProcessing(id: string): Promise<Job | undefined> {
+    this.#db
+      .prepare(
+        `UPDATE jobs SET status = 'processing', attempts = attempts + 1, updated_at = ?
+         WHERE id = ? AND status IN ('enqueued', 'processing')`,
+      )
+      .run(this.#now(), id);
+    return this.get(id);
+  }
+
+  async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
+    this.#db.prepare('UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(input), this.#now(), id);
+  }
+
+  async complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job> {
+    const now = this.#now();
+    this.#db
+      .prepare(
+        `UPDATE jobs SET status = 'completed', input = ?, output = ?, error = NULL, updated_at = ?, finished_at = ?,
+         output_expires_at = ? WHERE id = ?`,
+      )
+      .run(JSON.stringify(input), JSON.stringify(output), now, now, output.expiresAt, id);
+    return this.#require(id);
+  }
+
+  async fail(id: string, error: ErrorRecord): Promise<Job> {
+    const now = this.#now();
+    this.#db
+      .prepare(`UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, finished_at = ? WHERE id = ?`)
+      .run(JSON.stringify(error), now, now, id);
+    return this.#require(id);
+  }
+
+  async listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]> {
+    const rows = this.#db
+      .prepare('SELECT * FROM jobs WHERE output_expires_at IS NOT NULL AND output_expires_at <= ? LIMIT ?')
+      .all(now, limit) as unknown as JobRow[];
+    return rows.map(toJob);
+  }
+
+  async clearOutput(id: string): Promise<void> {
+    this.#db.prepare('UPDATE jobs SET output_expires_at = NULL WHERE id = ?').run(id);
+  }
+
+  async deleteFinishedBefore(before: number): Promise<number> {
+    const result = this.#db.prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?').run(before);
+    return Number(result.changes);
+  }
+
+  async #require(id: string): Promise<Job> {
+    const job = await this.get(id);
+    if (!job) throw new Error(`job ${id} vanished`);
+    return job;
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Webhook deliveries in the embedded database (tables `webhook_deliveries` and `webhook_attempts`).
+ * `node:sqlite` is synchronous, so every method is a short synchronous statement or transaction
+ * wrapped in a promise; nothing interleaves inside one.
+ */
+import type {
+  NewWebhookAttempt,
+  NewWebhookDelivery,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryState,
+  WebhookDeliveryWithAttempts,
+  WebhookStore,
+} from '../../webhooks/webhook-store.ts';
+import { type Database, transaction } from './database.ts';
+
+interface DeliveryRow {
+  id: string;
+  job_id: string;
+  account_id: string;
+  url: string;
+  payload: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export class SqliteWebhookStore implements WebhookStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async create(delivery: NewWebhookDelivery, now: number): Promise<WebhookDelivery> {
+    const row = this.#db
+      .prepare(
+        `INSERT INTO webhook_deliveries
+           (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`,
+      )
+      .get(delivery.id, delivery.jobId, delivery.accountId, delivery.url, delivery.payload, now, now, now);
+    return toDelivery(row as unknown as DeliveryRow);
+  }
+
+  async get(id: string): Promise<WebhookDelivery | undefined> {
+    const row = this.#db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id);
+    return row ? toDelivery(row as unknown as DeliveryRow) : undefined;
+  }
+
+  async claimDue(now: number, limit: number): Promise<WebhookDelivery[]> {
+    if (limit <= 0) return [];
+    // One UPDATE ... RETURNING is atomic: a row is claimed by exactly one caller.
+    const rows = this.#db
+      .prepare(
+        `UPDATE webhook_deliveries SET state = 'sending', updated_at = ?
+         WHERE id IN (
+           SELECT id FROM webhook_deliveries
+           WHERE state = 'pending' AND next_attempt_at <= ?
+           ORDER BY next_attempt_at, created_at LIMIT ?
+         )
+         RETURNING *`,
+      )
+      .all(now, now, limit) as unknown as DeliveryRow[];
+    // RETURNING does not promise an order.
+    return rows.map(toDelivery).sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0));
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    const row = this.#db
+      .prepare(`SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE state = 'pending'`)
+      .get() as { due: number | null } | undefined;
+    return row?.due ?? undefined;
+  }
+
+  async recordAttempt(id: string, attempt: NewWebhookAttempt): Promise<number> {
+    return transaction(this.#db, () => {
+      const row = this.#db
+        .prepare(
+          `INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms)
+           VALUES (?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?)
+           RETURNING attempt`,
+        )
+        .get(
+          id,
+          id,
+          attempt.at,
+          attempt.statusCode ?? null,
+          attempt.error ?? null,
+          Math.max(0, Math.round(attempt.durationMs)),
+        ) as { attempt: number };
+      this.#db
+        .prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ?')
+        .run(attempt.at, id);
+      return row.attempt;
+    });
+  }
+
+  async markSucceeded(id: string, now: number): Promise<void> {
+    this.#finish(id, 'succeeded', now);
+  }
+
+  async markFailed(id: string, now: number): Promise<void> {
+    this.#finish(id, 'failed', now);
+  }
+
+  async reschedule(id: string, nextAttemptAt: number, now: number): Promise<void> {
+    this.#db
+      .prepare(
+        `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(nextAttemptAt, now, id);
+  }
+
+  async listForJob(jobId: string, accountId?: string): Promise<WebhookDeliveryWithAttempts[]> {
+    const deliveries = (accountId === undefined
+      ? this.#db
+          .prepare('SELECT * FROM webhook_deliveries WHERE job_id = ? ORDER BY created_at, id')
+          .all(jobId)
+      : this.#db
+          .prepare(
+            'SELECT * FROM webhook_deliveries WHERE job_id = ? AND account_id = ? ORDER BY created_at, id',
+          )
+          .all(jobId, accountId)) as unknown as DeliveryRow[];
+    const attempts = this.#db.prepare(
+      'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt',
+    );
+    return deliveries.map((row) => ({
+      ...toDelivery(row),
+      attemptLog: (attempts.all(row.id) as unknown as AttemptRow[]).map(toAttempt),
+    }));
+  }
+
+  async resetSending(now: number): Promise<number> {
+    const result = this.#db
+      .prepare(
+        `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE state = 'sending'`,
+      )
+      .run(now, now);
+    return Number(result.changes);
+  }
+
+  async replay(id: string, now: number, accountId?: string): Promise<WebhookDelivery | undefined> {
+    const row = this.#db
+      .prepare(
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
+         WHERE id = ? AND state IN ('succeeded', 'failed') AND (? IS NULL OR account_id = ?)
+         RETURNING *`,
+      )
+      .get(now, now, id, accountId ?? null, accountId ?? null);
+    return row ? toDelivery(row as unknown as DeliveryRow) : undefined;
+  }
+
+  #finish(id: string, state: WebhookDeliveryState, now: number): void {
+    this.#db
+      .prepare('UPDATE webhook_deliveries SET state = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?')
+      .run(state, now, id);
+  }
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    accountId: row.account_id,
+    url: row.url,
+    payload: row.payload,
+    state: row.state as WebhookDeliveryState,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAttempt(row: AttemptRow): WebhookAttempt {
+  return {
+    attempt: row.attempt,
+    at: row.at,
+    statusCode: row.status_code ?? undefined,
+    error: row.error ?? undefined,
+    durationMs: row.duration_ms,
+  };
+}

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { corpus } from '../../support/corpus.ts';
+import { decode, psnr, ssim } from '../../support/images.ts';
+import { processor, removeWorkDirs, runImage } from './run-image.ts';
+
+let scratch: string;
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'presso-formats-'));
+});
+after(async () => {
+  await removeWorkDirs();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe('image processor: format conversion', () => {
+  for (const format of ['webp', 'avif', 'png'] as const) {
+    it(`converts a JPEG photo to ${format}`, async () => {
+      const result = await runImage(corpus.canonPhoto, { format });
+      assert.equal(result.format, format);
+      assert.equal(result.transformed, true);
+      assert.match(result.path, new RegExp(`\\.${format}$`));
+      const out = await decode(result.path);
+      const sharpName = format === 'avif' ? 'heif' : format;
+      assert.deepEqual([out.format, out.width, out.height], [sharpName, 1280, 960]);
+      assert.ok((await ssim(result.path, corpus.canonPhoto)) > 0.95);
+    });
+  }
+
+  it('converts a PNG to JPEG', async () => {
+    const result = await runImage(corpus.chelsea, { format: 'jpeg' });
+    const out = await decode(result.path);
+    assert.deepEqual([result.format, out.format, out.width, out.height], ['jpeg', 'jpeg', 451, 300]);
+    assert.ok((await psnr(result.path, corpus.chelsea)) > 35);
+  });
+
+  it('keeps transparency from PNG to WebP', async () => {
+    const result = await runImage(corpus.alphaPng, { format: 'webp' });
+    const out = await decode(result.path);
+    assert.deepEqual([out.format, out.hasAlpha], ['webp', true]);
+    const alphaIn = await sharp(corpus.alphaPng).extractChannel(3).raw().toBuffer();
+    const alphaOut = await sharp(result.path).extractChannel(3).raw().toBuffer();
+    let diff = 0;
+    for (let i = 0; i < alphaIn.length; i++) diff += Math.abs((alphaIn[i] ?? 0) - (alphaOut[i] ?? 0));
+    assert.ok(diff / alphaIn.length < 2, `mean alpha difference ${diff / alphaIn.length}`);
+  });
+
+  it('flattens transparency on white when converting to JPEG', async () => {
+    const result = await runImage(corpus.alphaPng, { format: 'jpeg' });
+    const alpha = await sharp(corpus.alphaPng).extractChannel(3).raw().toBuffer();
+    const transparent = alpha.indexOf(0);
+    assert.ok(transparent >= 0, 'the input has fully transparent pixels');
+    const { data, info } = await sharp(result.path).raw().toBuffer({ resolveWithObject: true });
+    assert.equal(info.channels, 3);
+    const pixel = [...data.subarray(transparent * 3, transparent * 3 + 3)];
+    assert.ok(
+      pixel.every((v) => v > 240),
+      `transparent pixel became ${pixel.join(',')}`,
+    );
+  });
+
+  it('converts an animated GIF to animated WebP with every frame, also resized', async () => {
+    const result = await runImage(corpus.animatedGif, { format: 'webp', resize: { width: 28 } });
+    const out = await decode(result.path);
+    assert.deepEqual([out.format, out.frames, out.width, out.height], ['webp', 24, 28, 50]);
+  });
+
+  it('auto picks a smaller modern format for a photo', async () => {
+    const result = await runImage(corpus.canonPhoto, { format: 'auto' });
+    assert.ok(result.format === 'webp' || result.format === 'avif', result.format);
+    const reencoded = await runImage(corpus.canonPhoto);
+    assert.ok(
+      result.outputSize < reencoded.outputSize,
+      `${result.outputSize} vs JPEG ${reencoded.outputSize}`,
+    );
+    assert.ok((await ssim(result.path, corpus.canonPhoto)) > 0.95);
+  });
+
+  it('auto keeps an animation animated (AVIF cannot hold one)', async () => {
+    const result = await runImage(corpus.animatedGif, { format: 'auto' });
+    assert.notEqual(result.format, 'avif');
+    assert.equal((await decode(result.path)).frames, 24);
+  });
+
+  it('auto keeps transparency', async () => {
+    const result = await runImage(corpus.alphaPng, { format: 'auto' });
+    assert.equal((await decode(result.path)).hasAlpha, true);
+  });
+
+  it('returns an SVG unchanged by default and rasterises it on request', async () => {
+    const svg =
+      '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">' +
+      '<rect width="20" height="20" fill="red"/><rect x="20" width="20" height="20" fill="blue"/></svg>';
+    const path = join(scratch, 'two.svg');
+    await writeFile(path, svg);
+    const kept = await runImage(path);
+    assert.deepEqual([kept.format, kept.transformed], ['svg', false]);
+    assert.equal(await readFile(kept.path, 'utf8'), svg);
+    const png = await runImage(path, { format: 'png', resize: { width: 80 } });
+    const out = await decode(png.path);
+    assert.deepEqual([out.format, out.width, out.height], ['png', 80, 40]);
+    const { data } = await sharp(png.path).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    assert.ok((data[0] ?? 0) > 200 && (data[2] ?? 0) < 50, 'left half is red');
+  });
+
+  it('declares only formats sharp can read', () => {
+    assert.ok(processor.inputFormats.includes('jpeg'));
+    assert.ok(!processor.inputFormats.includes('bmp'));
+    assert.ok(!processor.inputFormats.includes('ico'));
+  });
+});
