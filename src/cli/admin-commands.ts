@@ -12,11 +12,15 @@ function print(value: unknown): void {
 
 function parseLimit(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new PressoError('USAGE', 2, '--rate-limit must be a positive integer');
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new PressoError('USAGE', 2, '--rate-limit must be a positive integer');
   return Number(text);
 }
 
-async function withServices<T>(config: Config, fn: (s: Awaited<ReturnType<typeof openEmbeddedServices>>) => Promise<T>) {
+async function withServices<T>(
+  config: Config,
+  fn: (s: Awaited<ReturnType<typeof openEmbeddedServices>>) => Promise<T>,
+) {
   const services = await openEmbeddedServices(config, createLogger('warn'));
   try {
     return await fn(services);
@@ -25,7 +29,11 @@ async function withServices<T>(config: Config, fn: (s: Awaited<ReturnType<typeof
   }
 }
 
-export async function accountCommand(config: Config, sub: string | undefined, options: Options): Promise<number> {
+export async function accountCommand(
+  config: Config,
+  sub: string | undefined,
+  options: Options,
+): Promise<number> {
   if (sub === 'create') {
     if (!options.name) {
       console.error('account create needs --name');

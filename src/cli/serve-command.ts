@@ -8,11 +8,15 @@ import { appFromServices, startPresso } from '../runtime/presso.ts';
 export async function serveCommand(config: Config, logger: Logger): Promise<number> {
   const presso = await startPresso(config, logger);
   if (config.bootstrapAccount) {
-    const existing = (await presso.services.accounts.listAccounts()).find((a) => a.name === config.bootstrapAccount);
+    const existing = (await presso.services.accounts.listAccounts()).find(
+      (a) => a.name === config.bootstrapAccount,
+    );
     if (!existing) {
       const { account, key } = await presso.services.accounts.createAccount(config.bootstrapAccount);
       // Printed once, to stdout, on purpose: this is how the operator learns the key.
-      console.log(JSON.stringify({ bootstrapAccount: { id: account.id, name: account.name, apiKey: key.key } }));
+      console.log(
+        JSON.stringify({ bootstrapAccount: { id: account.id, name: account.name, apiKey: key.key } }),
+      );
     }
   }
   console.log(`Presso is listening on ${presso.localUrl} (public URL ${config.server.publicUrl})`);

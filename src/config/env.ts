@@ -36,7 +36,14 @@ export function optionalStr(env: Env, name: string, description: string): string
   return raw(env, name);
 }
 
-export function int(env: Env, name: string, def: number, description: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function int(
+  env: Env,
+  name: string,
+  def: number,
+  description: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   describe(name, def, description);
   const value = raw(env, name);
   if (value === undefined) return def;
@@ -55,7 +62,13 @@ export function bool(env: Env, name: string, def: boolean, description: string):
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
-export function oneOf<T extends string>(env: Env, name: string, def: T, values: readonly T[], description: string): T {
+export function oneOf<T extends string>(
+  env: Env,
+  name: string,
+  def: T,
+  values: readonly T[],
+  description: string,
+): T {
   describe(name, def, `${description} (${values.join(', ')})`);
   const value = raw(env, name);
   if (value === undefined) return def;
@@ -65,7 +78,16 @@ export function oneOf<T extends string>(env: Env, name: string, def: T, values: 
   return value as T;
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
 
 /** Sizes accept plain bytes or a unit: `32MiB`, `1GB`, `500kb`. */
 export function bytes(env: Env, name: string, def: number, description: string): number {
@@ -74,7 +96,8 @@ export function bytes(env: Env, name: string, def: number, description: string):
   if (value === undefined) return def;
   const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value);
   const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
-  if (!match || unit === undefined) throw new ConfigError(`${name} must be a size such as 33554432 or 32MiB, got "${value}"`);
+  if (!match || unit === undefined)
+    throw new ConfigError(`${name} must be a size such as 33554432 or 32MiB, got "${value}"`);
   return Math.round(Number(match[1]) * unit);
 }
 
@@ -86,9 +109,16 @@ export function parseDuration(value: string): number | undefined {
   return Math.round(Number(match[1]) * DURATION_UNITS[(match[2] ?? 's').toLowerCase()]!);
 }
 
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
 /** Durations in milliseconds; plain numbers are seconds. */
 export function duration(env: Env, name: string, defMs: number, description: string): number {
-  describe(name, `${defMs / 1000}s`, `${description} (duration: 500ms, 60s, 15m, 2h, 7d)`);
+  describe(name, formatDuration(defMs), `${description} (duration: 500ms, 60s, 15m, 2h, 7d)`);
   const value = raw(env, name);
   if (value === undefined) return defMs;
   const ms = parseDuration(value);
@@ -97,12 +127,13 @@ export function duration(env: Env, name: string, defMs: number, description: str
 }
 
 export function durationList(env: Env, name: string, defMs: number[], description: string): number[] {
-  describe(name, defMs.map((ms) => `${ms / 1000}s`).join(','), `${description} (comma-separated durations)`);
+  describe(name, defMs.map(formatDuration).join(','), `${description} (comma-separated durations)`);
   const value = raw(env, name);
   if (value === undefined) return defMs;
   return value.split(',').map((part) => {
     const ms = parseDuration(part);
-    if (ms === undefined) throw new ConfigError(`${name} must be a comma-separated list of durations, got "${value}"`);
+    if (ms === undefined)
+      throw new ConfigError(`${name} must be a comma-separated list of durations, got "${value}"`);
     return ms;
   });
 }

@@ -6,7 +6,18 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors/catalog.ts';
 import { parseCidr } from '../outbound/address-guard.ts';
-import { bool, bytes, described, duration, durationList, type Env, int, list, oneOf, optionalStr, str } from './env.ts';
+import {
+  bytes,
+  described,
+  duration,
+  durationList,
+  type Env,
+  int,
+  list,
+  oneOf,
+  optionalStr,
+  str,
+} from './env.ts';
 
 const MiB = 1024 * 1024;
 
@@ -45,10 +56,23 @@ export interface Config {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const dataDir = resolve(str(env, 'PRESSO_DATA_DIR', './data', 'Directory for the database, files, TLS pair and keys'));
+  const dataDir = resolve(
+    str(env, 'PRESSO_DATA_DIR', './data', 'Directory for the database, files, TLS pair and keys'),
+  );
   const port = int(env, 'PRESSO_PORT', 8443, 'TCP port of the HTTPS API', 0, 65535);
-  const tls = oneOf(env, 'PRESSO_TLS', 'on', ['on', 'off'] as const, 'Terminate TLS here, or expect a trusted proxy');
-  const trustedProxies = list(env, 'PRESSO_TRUSTED_PROXIES', [], 'Proxy addresses/CIDRs whose X-Forwarded-Proto is trusted');
+  const tls = oneOf(
+    env,
+    'PRESSO_TLS',
+    'on',
+    ['on', 'off'] as const,
+    'Terminate TLS here, or expect a trusted proxy',
+  );
+  const trustedProxies = list(
+    env,
+    'PRESSO_TRUSTED_PROXIES',
+    [],
+    'Proxy addresses/CIDRs whose X-Forwarded-Proto is trusted',
+  );
   const allowCidrs = list(
     env,
     'PRESSO_OUTBOUND_ALLOW',
@@ -64,9 +88,16 @@ export function loadConfig(env: Env = process.env): Config {
     }
   }
   if (tls === 'off' && trustedProxies.length === 0) {
-    throw new ConfigError('PRESSO_TLS=off needs PRESSO_TRUSTED_PROXIES: only a trusted proxy may terminate TLS');
+    throw new ConfigError(
+      'PRESSO_TLS=off needs PRESSO_TRUSTED_PROXIES: only a trusted proxy may terminate TLS',
+    );
   }
-  const publicUrl = str(env, 'PRESSO_PUBLIC_URL', '', 'Base URL clients use (default https://localhost:<port>)');
+  const publicUrl = str(
+    env,
+    'PRESSO_PUBLIC_URL',
+    '',
+    'Base URL clients use (default https://localhost:<port>)',
+  );
   const config: Config = {
     dataDir,
     logLevel: oneOf(
@@ -81,28 +112,76 @@ export function loadConfig(env: Env = process.env): Config {
       port,
       publicUrl: (publicUrl || `https://localhost:${port}`).replace(/\/+$/, ''),
       tls,
-      tlsCertPath: optionalStr(env, 'PRESSO_TLS_CERT', 'PEM certificate path (default: self-signed pair in the data dir)'),
+      tlsCertPath: optionalStr(
+        env,
+        'PRESSO_TLS_CERT',
+        'PEM certificate path (default: self-signed pair in the data dir)',
+      ),
       tlsKeyPath: optionalStr(env, 'PRESSO_TLS_KEY', 'PEM private key path'),
       trustedProxies,
-      shutdownGraceMs: duration(env, 'PRESSO_SHUTDOWN_GRACE', 25_000, 'Time running jobs get to finish on shutdown'),
+      shutdownGraceMs: duration(
+        env,
+        'PRESSO_SHUTDOWN_GRACE',
+        25_000,
+        'Time running jobs get to finish on shutdown',
+      ),
     },
     service: {
       name: str(env, 'PRESSO_SERVICE_NAME', 'Presso', 'Service name in the outbound User-Agent'),
-      siteUrl: str(env, 'PRESSO_SERVICE_URL', 'https://github.com/presso-dev/presso', 'Site URL in the outbound User-Agent'),
+      siteUrl: str(
+        env,
+        'PRESSO_SERVICE_URL',
+        'https://github.com/presso-dev/presso',
+        'Site URL in the outbound User-Agent',
+      ),
     },
     jobs: {
       maxInputBytes: bytes(env, 'PRESSO_MAX_INPUT_BYTES', 1024 * MiB, 'Largest accepted input'),
-      asyncThresholdBytes: bytes(env, 'PRESSO_ASYNC_THRESHOLD_BYTES', 32 * MiB, 'Inputs larger than this run asynchronously'),
-      syncTimeoutMs: duration(env, 'PRESSO_SYNC_TIMEOUT', 60_000, 'Synchronous requests answer 202 after this long'),
-      workers: int(env, 'PRESSO_WORKERS', availableParallelism(), 'Jobs processed at once by this process', 0, 256),
+      asyncThresholdBytes: bytes(
+        env,
+        'PRESSO_ASYNC_THRESHOLD_BYTES',
+        32 * MiB,
+        'Inputs larger than this run asynchronously',
+      ),
+      syncTimeoutMs: duration(
+        env,
+        'PRESSO_SYNC_TIMEOUT',
+        60_000,
+        'Synchronous requests answer 202 after this long',
+      ),
+      workers: int(
+        env,
+        'PRESSO_WORKERS',
+        availableParallelism(),
+        'Jobs processed at once by this process',
+        0,
+        256,
+      ),
       retentionMs: duration(env, 'PRESSO_JOB_RETENTION', 7 * 86_400_000, 'How long job records are kept'),
-      outputTtlMs: duration(env, 'PRESSO_OUTPUT_TTL', 2 * 3_600_000, 'Lifetime of temporary output URLs and files'),
-      maxAttempts: int(env, 'PRESSO_JOB_MAX_ATTEMPTS', 3, 'Runs of a job interrupted by crashes before it fails', 1, 20),
+      outputTtlMs: duration(
+        env,
+        'PRESSO_OUTPUT_TTL',
+        2 * 3_600_000,
+        'Lifetime of temporary output URLs and files',
+      ),
+      maxAttempts: int(
+        env,
+        'PRESSO_JOB_MAX_ATTEMPTS',
+        3,
+        'Runs of a job interrupted by crashes before it fails',
+        1,
+        20,
+      ),
     },
     outbound: {
       allowCidrs,
       connectTimeoutMs: duration(env, 'PRESSO_FETCH_CONNECT_TIMEOUT', 10_000, 'Outbound connect time-out'),
-      totalTimeoutMs: duration(env, 'PRESSO_FETCH_TIMEOUT', 300_000, 'Outbound download time-out, whole transfer'),
+      totalTimeoutMs: duration(
+        env,
+        'PRESSO_FETCH_TIMEOUT',
+        300_000,
+        'Outbound download time-out, whole transfer',
+      ),
       maxRedirects: int(env, 'PRESSO_FETCH_MAX_REDIRECTS', 5, 'Redirects followed by fetch', 0, 20),
     },
     webhooks: {
@@ -118,7 +197,11 @@ export function loadConfig(env: Env = process.env): Config {
       defaultLimit: int(env, 'PRESSO_RATE_LIMIT', 100_000, 'Default requests per window for new accounts', 1),
       windowMs: duration(env, 'PRESSO_RATE_WINDOW', 900_000, 'Rolling rate-limit window'),
     },
-    bootstrapAccount: optionalStr(env, 'PRESSO_BOOTSTRAP_ACCOUNT', 'Create this account with a key on first start'),
+    bootstrapAccount: optionalStr(
+      env,
+      'PRESSO_BOOTSTRAP_ACCOUNT',
+      'Create this account with a key on first start',
+    ),
   };
   if (config.jobs.asyncThresholdBytes > config.jobs.maxInputBytes) {
     throw new ConfigError('PRESSO_ASYNC_THRESHOLD_BYTES must not exceed PRESSO_MAX_INPUT_BYTES');

@@ -117,7 +117,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser, accounts: deps.accounts });
   await app.register(jobsRoute, { jobs: deps.jobs });
-  await app.register(accountRoute, { accounts: deps.accounts, limiter: deps.limiter, windowMs: options.rateWindowMs });
+  await app.register(accountRoute, {
+    accounts: deps.accounts,
+    limiter: deps.limiter,
+    windowMs: options.rateWindowMs,
+  });
   await app.register(webhooksRoute, { jobs: deps.jobs, webhooks: deps.webhooks, replay: deps.replayWebhook });
   await app.register(openapiRoute);
   await app.register(healthRoute, { queue: deps.queue, isShuttingDown: deps.isShuttingDown });

@@ -51,7 +51,10 @@ export function makeErrorHandler(maxInputBytes: number) {
     if (error instanceof InternalError || error.statusCode >= 500) {
       request.log.error({ err: error.cause ?? raw, code: error.code }, 'request failed');
     } else {
-      request.log.info({ code: error.code, status: error.statusCode, detail: error.message }, 'request refused');
+      request.log.info(
+        { code: error.code, status: error.statusCode, detail: error.message },
+        'request refused',
+      );
     }
     reply.code(error.statusCode).headers(error.headers).send(errorBody(error, request.id));
   };

@@ -14,11 +14,15 @@ export const FileDescriptorSchema = Type.Object(
   { title: 'FileDescriptor' },
 );
 
-const Metadata = Type.Optional(Type.Object({}, { additionalProperties: true, description: 'With "metadata": true.' }));
+const Metadata = Type.Optional(
+  Type.Object({}, { additionalProperties: true, description: 'With "metadata": true.' }),
+);
 
 export const SyncResultSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  url: Type.String({ description: 'Temporary download URL (2 hours) or the object URL in an external store.' }),
+  url: Type.String({
+    description: 'Temporary download URL (2 hours) or the object URL in an external store.',
+  }),
   input: FileDescriptorSchema,
   output: FileDescriptorSchema,
   metadata: Metadata,

@@ -28,7 +28,10 @@ export function createListener(tls: TlsMaterial | undefined): Listener {
     const plain = http.createServer({ requestTimeout: 0, keepAliveTimeout: 5000 }, handler);
     servers.push(plain);
     if (!tls) return plain;
-    const secure = https.createServer({ cert: tls.cert, key: tls.key, requestTimeout: 0, keepAliveTimeout: 5000 }, handler);
+    const secure = https.createServer(
+      { cert: tls.cert, key: tls.key, requestTimeout: 0, keepAliveTimeout: 5000 },
+      handler,
+    );
     servers.push(secure);
     return secure as unknown as http.Server;
   };

@@ -31,7 +31,12 @@ export async function loadOrCreateTls(
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8'), certPath, generated: false };
+    return {
+      cert: await readFile(certPath, 'utf8'),
+      key: await readFile(keyPath, 'utf8'),
+      certPath,
+      generated: false,
+    };
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const names = [...new Set(['localhost', ...hostnames])];

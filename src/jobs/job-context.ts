@@ -50,4 +50,3 @@ export interface JobStep {
   name: string;
   run(context: JobContext): Promise<void>;
 }
-

@@ -42,7 +42,12 @@ export function jobRecord(job: Job): JobRecord {
     case 'completed':
       return { ...completed(job), status: 'completed' };
     case 'failed':
-      return { success: false, id: job.id, status: 'failed', message: job.error?.message ?? 'The job failed.' };
+      return {
+        success: false,
+        id: job.id,
+        status: 'failed',
+        message: job.error?.message ?? 'The job failed.',
+      };
     default:
       return { id: job.id, status: job.status };
   }

@@ -5,8 +5,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
-import { InternalError, PressoError, toPressoError } from '../errors/catalog.ts';
+import { InternalError, type PressoError, toPressoError } from '../errors/catalog.ts';
 import type { Job } from './job.ts';
 import type { JobContext, JobRunnerDeps, JobRunnerOptions } from './job-context.ts';
 import { JOB_STEPS } from './job-steps.ts';
@@ -24,7 +23,7 @@ export class JobRunner {
   readonly run = async (jobId: string, signal: AbortSignal): Promise<void> => {
     const { store, logger } = this.#deps;
     const job = await store.markProcessing(jobId);
-    if (!job || job.status !== 'processing') return; // deleted, or finished by an earlier run
+    if (job?.status !== 'processing') return; // deleted, or finished by an earlier run
     const log = logger.child({ jobId, attempt: job.attempts });
     await this.#deps.events.publishChanged(jobId);
     if (job.attempts > this.#options.maxAttempts) {
@@ -45,7 +44,12 @@ export class JobRunner {
       if (!input || !output) throw new Error('job steps ended without an input or output descriptor');
       const completed = await store.complete(jobId, input, output);
       log.info(
-        { ms: Math.round(performance.now() - started), in: input.size, out: output.descriptor.size, format: input.format },
+        {
+          ms: Math.round(performance.now() - started),
+          in: input.size,
+          out: output.descriptor.size,
+          format: input.format,
+        },
         'job completed',
       );
       await this.#finish(completed);
@@ -55,7 +59,8 @@ export class JobRunner {
         throw error;
       }
       const failure = toPressoError(error);
-      if (failure instanceof InternalError) log.error({ err: failure.cause ?? error }, 'job failed unexpectedly');
+      if (failure instanceof InternalError)
+        log.error({ err: failure.cause ?? error }, 'job failed unexpectedly');
       else log.info({ code: failure.code, message: failure.message, cause: causeOf(failure) }, 'job failed');
       await this.#finish(await store.fail(jobId, failure.toRecord()));
     } finally {

@@ -56,7 +56,8 @@ const chooseProcessor: JobStep = {
   async run(c) {
     const { kind, format } = c.detected!;
     const processor = c.deps.processors.forKind(kind);
-    if (!processor) throw new UnsupportedMediaError(`Files of type ${kind} (${format}) are not supported by this server.`);
+    if (!processor)
+      throw new UnsupportedMediaError(`Files of type ${kind} (${format}) are not supported by this server.`);
     if (!processor.inputFormats.includes(format)) {
       throw new UnsupportedMediaError(`The ${kind} format ${format} is not supported by this server.`);
     }

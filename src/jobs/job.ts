@@ -21,9 +21,7 @@ export interface ReceivedFile {
   sha1: string;
 }
 
-export type JobSource =
-  | { type: 'upload' }
-  | { type: 'fetch'; url: string; headers: Record<string, string> };
+export type JobSource = { type: 'upload' } | { type: 'fetch'; url: string; headers: Record<string, string> };
 
 /** The validated request JSON, minus transport concerns. Namespaces are per kind (`image`, `video`, ...). */
 export interface JobParams {

@@ -3,7 +3,7 @@
  * `webhook`, `store`). Its JSON Schema is built from the registered processors, so a new processor
  * extends the API, the validation and the OpenAPI document at once.
  */
-import { Type, type TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { type FieldError, ValidationError } from '../errors/catalog.ts';
 import { FILE_KINDS } from '../media/formats.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
@@ -32,16 +32,32 @@ function commonProperties(registry: ProcessorRegistry): Record<string, TSchema> 
   }
   return {
     ...namespaces,
-    metadata: Type.Optional(Type.Boolean({ description: 'Add a metadata object (dimensions, EXIF, ...) to the result.' })),
-    async: Type.Optional(Type.Boolean({ description: 'Answer 202 at once and run the job in the background.' })),
+    metadata: Type.Optional(
+      Type.Boolean({ description: 'Add a metadata object (dimensions, EXIF, ...) to the result.' }),
+    ),
+    async: Type.Optional(
+      Type.Boolean({ description: 'Answer 202 at once and run the job in the background.' }),
+    ),
     webhook: Type.Optional(
       Type.Object(
-        { url: Type.String({ minLength: 1, maxLength: 2048, description: 'URL notified when the job finishes.' }) },
+        {
+          url: Type.String({
+            minLength: 1,
+            maxLength: 2048,
+            description: 'URL notified when the job finishes.',
+          }),
+        },
         { additionalProperties: false },
       ),
     ),
     store: Type.Optional(
-      Type.Object({}, { description: 'External store target (connector id, bucket, path, ...).', additionalProperties: true }),
+      Type.Object(
+        {},
+        {
+          description: 'External store target (connector id, bucket, path, ...).',
+          additionalProperties: true,
+        },
+      ),
     ),
   };
 }
@@ -59,9 +75,15 @@ export class RequestParser {
     this.uploadDataSchema = Type.Object(common, { additionalProperties: false });
     this.fetchBodySchema = Type.Object(
       {
-        url: Type.String({ minLength: 1, maxLength: 8192, description: 'Absolute http(s) URL of the input file.' }),
+        url: Type.String({
+          minLength: 1,
+          maxLength: 8192,
+          description: 'Absolute http(s) URL of the input file.',
+        }),
         headers: Type.Optional(
-          Type.Record(Type.String(), Type.String(), { description: 'Headers added to the download request.' }),
+          Type.Record(Type.String(), Type.String(), {
+            description: 'Headers added to the download request.',
+          }),
         ),
         ...common,
       },

@@ -45,7 +45,11 @@ export const FORMATS: Record<string, FormatInfo> = {
     mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     extension: 'docx',
   },
-  xlsx: { kind: 'document', mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' },
+  xlsx: {
+    kind: 'document',
+    mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    extension: 'xlsx',
+  },
   pptx: {
     kind: 'document',
     mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',

@@ -77,8 +77,7 @@ export class GuardedOutboundClient implements OutboundClient {
     } catch (error) {
       const reason = describeNetworkFailure(error, host);
       // A name that does not exist is a wrong URL; a DNS outage is not the caller's fault.
-      if ((error as NodeJS.ErrnoException).code === 'ENOTFOUND')
-        throw ValidationError.field(field, `${reason}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOTFOUND') throw ValidationError.field(field, reason);
       throw new UpstreamError(`The source ${describeSource(parsed)} could not be checked: ${reason}.`, error);
     }
     for (const { address } of addresses) {

@@ -9,10 +9,10 @@ import { AccountService } from '../accounts/account-service.ts';
 import type { Config } from '../config/index.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { LocalFileStore } from '../files/local-file-store.ts';
-import { jobRecord } from '../jobs/job-record.ts';
-import { LocalJobEvents } from '../jobs/job-events.ts';
 import type { JobEvents } from '../jobs/job-events.ts';
+import { LocalJobEvents } from '../jobs/job-events.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import { jobRecord } from '../jobs/job-record.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { JobService } from '../jobs/job-service.ts';
 import type { JobStore } from '../jobs/job-store.ts';
@@ -104,7 +104,12 @@ export async function openEmbeddedServices(config: Config, logger: Logger): Prom
         },
         async (job) => {
           if (job.webhookUrl) {
-            await dispatcher.enqueue({ jobId: job.id, accountId: job.accountId, url: job.webhookUrl, payload: jobRecord(job) });
+            await dispatcher.enqueue({
+              jobId: job.id,
+              accountId: job.accountId,
+              url: job.webhookUrl,
+              payload: jobRecord(job),
+            });
           }
         },
       ],
@@ -117,7 +122,10 @@ export async function openEmbeddedServices(config: Config, logger: Logger): Prom
       maxAttempts: config.jobs.maxAttempts,
     },
   );
-  const sweeper = new JobSweeper({ store: jobStore, files, logger }, { retentionMs: config.jobs.retentionMs });
+  const sweeper = new JobSweeper(
+    { store: jobStore, files, logger },
+    { retentionMs: config.jobs.retentionMs },
+  );
 
   return {
     config,

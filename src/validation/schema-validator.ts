@@ -58,7 +58,10 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, root = '
         add(field);
         break;
       case 'type':
-        add(field, `must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type).replace(',', ' or ')}`);
+        add(
+          field,
+          `must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type).replace(',', ' or ')}`,
+        );
         break;
       case 'minimum':
       case 'maximum':
@@ -74,7 +77,10 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, root = '
   for (const [field, { allowed, messages }] of byField) {
     const typeMessage = messages.find((m) => m.startsWith('must be a'));
     if (allowed.length > 0 && (messages.length === 0 || typeMessage)) {
-      result.push({ field, message: `must be one of: ${[...new Set(allowed)].map((v) => JSON.stringify(v)).join(', ')}` });
+      result.push({
+        field,
+        message: `must be one of: ${[...new Set(allowed)].map((v) => JSON.stringify(v)).join(', ')}`,
+      });
     } else {
       result.push({ field, message: messages[0] ?? 'is invalid' });
     }

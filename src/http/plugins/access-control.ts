@@ -60,7 +60,8 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     const found = key === undefined ? undefined : await accounts.authenticate(key);
     if (!found) {
       await limitAnonymous(request, reply);
-      if (!request.headers.authorization) throw new UnauthorizedError('An API key is required (HTTP Basic or Bearer).');
+      if (!request.headers.authorization)
+        throw new UnauthorizedError('An API key is required (HTTP Basic or Bearer).');
       if (key === undefined) throw new UnauthorizedError('The Authorization header is malformed.');
       throw new UnauthorizedError('The API key is invalid or has been revoked.');
     }

@@ -32,7 +32,10 @@ export async function accountRoute(
     '/1.0/account',
     {
       config: { auth: true },
-      schema: { summary: 'Verify the API key and show the account', response: { 200: AccountSchema, ...commonErrors } },
+      schema: {
+        summary: 'Verify the API key and show the account',
+        response: { 200: AccountSchema, ...commonErrors },
+      },
     },
     async (request, reply) => {
       const account = requireAccount(request.account);

@@ -11,7 +11,10 @@ import type { JobStore } from '../../jobs/job-store.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** One `bytes=` range (the first, when several are asked: a full-body answer would also be valid). */
-export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): ByteRange | 'unsatisfiable' | undefined {
   if (!header) return undefined;
   const match = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*(?:,.*)?$/.exec(header.trim());
   if (!match) return undefined;
@@ -42,7 +45,7 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
       if (!/^\d{1,12}$/.test(expiry) || !UUID.test(jobId)) throw new NotFoundError();
       const job = await options.store.get(jobId);
       const output = job?.output;
-      if (!job || job.status !== 'completed' || !output) throw new NotFoundError();
+      if (job?.status !== 'completed' || !output) throw new NotFoundError();
       if (output.descriptor.name !== name || Math.floor(output.expiresAt / 1000) !== Number(expiry)) {
         throw new NotFoundError();
       }
@@ -61,7 +64,7 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
         expires: new Date(output.expiresAt).toUTCString(),
       });
       const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+      if (ifNoneMatch?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
         return reply.code(304).send();
       }
       const ifRange = request.headers['if-range'];

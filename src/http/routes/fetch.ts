@@ -25,14 +25,24 @@ export async function fetchRoute(app: FastifyInstance, options: FetchRouteOption
       schema: {
         summary: 'Process a file downloaded from a URL',
         body: parser.fetchBodySchema,
-        response: { 200: SyncResultSchema, 202: AcknowledgementSchema, 415: ErrorSchema, 422: ErrorSchema, 502: ErrorSchema, ...commonErrors },
+        response: {
+          200: SyncResultSchema,
+          202: AcknowledgementSchema,
+          415: ErrorSchema,
+          422: ErrorSchema,
+          502: ErrorSchema,
+          ...commonErrors,
+        },
       },
     },
     async (request, reply) => {
       const account = requireAccount(request.account);
       const parsed = parser.parseFetchBody(request.body);
       await accounts.addUsage(account.id, { jobs: 1 });
-      const job = await jobs.submitFetch({ jobId: request.id, accountId: account.id, request: parsed }, clientGone(reply));
+      const job = await jobs.submitFetch(
+        { jobId: request.id, accountId: account.id, request: parsed },
+        clientGone(reply),
+      );
       return replyWithJob(reply, job);
     },
   );

@@ -6,7 +6,8 @@ import { syncResult } from '../../jobs/job-record.ts';
 
 export function replyWithJob(reply: FastifyReply, job: Job) {
   if (job.status === 'completed') return reply.code(200).send(syncResult(job));
-  if (job.status === 'failed') throw fromRecord(job.error ?? { code: 'INTERNAL', status: 500, message: 'The job failed.' });
+  if (job.status === 'failed')
+    throw fromRecord(job.error ?? { code: 'INTERNAL', status: 500, message: 'The job failed.' });
   return reply.code(202).send({ id: job.id, status: job.status });
 }
 

@@ -10,7 +10,12 @@ import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { AccountService } from '../../accounts/account-service.ts';
-import { InvalidJsonError, PayloadTooLargeError, PressoError, ValidationError } from '../../errors/catalog.ts';
+import {
+  InvalidJsonError,
+  PayloadTooLargeError,
+  PressoError,
+  ValidationError,
+} from '../../errors/catalog.ts';
 import type { ReceivedFile } from '../../jobs/job.ts';
 import type { JobService } from '../../jobs/job-service.ts';
 import type { RequestParser } from '../../jobs/request-params.ts';
@@ -45,7 +50,14 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
           '(the same object as the fetch body without url/headers). Answers 200 with the result, or 202 when ' +
           'the job runs asynchronously (input over 32 MB, a webhook, "async": true, or the synchronous time-out).',
         consumes: ['multipart/form-data'],
-        response: { 200: SyncResultSchema, 202: AcknowledgementSchema, 413: ErrorSchema, 415: ErrorSchema, 422: ErrorSchema, ...commonErrors },
+        response: {
+          200: SyncResultSchema,
+          202: AcknowledgementSchema,
+          413: ErrorSchema,
+          415: ErrorSchema,
+          422: ErrorSchema,
+          ...commonErrors,
+        },
       },
     },
     async (request, reply) => {

@@ -41,7 +41,11 @@ export async function webhooksRoute(app: FastifyInstance, options: WebhooksRoute
       schema: {
         summary: "List a job's webhook deliveries and their attempts",
         querystring: Type.Object({ job: Type.Optional(Type.String()) }),
-        response: { 200: Type.Object({ deliveries: Type.Array(DeliverySchema) }), 404: ErrorSchema, ...commonErrors },
+        response: {
+          200: Type.Object({ deliveries: Type.Array(DeliverySchema) }),
+          404: ErrorSchema,
+          ...commonErrors,
+        },
       },
     },
     async (request) => {
@@ -71,13 +75,18 @@ export async function webhooksRoute(app: FastifyInstance, options: WebhooksRoute
       schema: {
         summary: 'Send a finished webhook delivery again',
         params: Type.Object({ id: Type.String() }),
-        response: { 202: Type.Object({ id: Type.String(), state: Type.Literal('pending') }), 404: ErrorSchema, ...commonErrors },
+        response: {
+          202: Type.Object({ id: Type.String(), state: Type.Literal('pending') }),
+          404: ErrorSchema,
+          ...commonErrors,
+        },
       },
     },
     async (request, reply) => {
       const account = requireAccount(request.account);
       const { id } = request.params as { id: string };
-      if (!(await options.replay(id, account.id))) throw new NotFoundError('No finished webhook delivery with this id.');
+      if (!(await options.replay(id, account.id)))
+        throw new NotFoundError('No finished webhook delivery with this id.');
       return reply.code(202).send({ id, state: 'pending' });
     },
   );

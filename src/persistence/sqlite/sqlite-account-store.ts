@@ -42,7 +42,9 @@ export class SqliteAccountStore implements AccountStore {
 
   async createAccount(a: Account): Promise<void> {
     this.#db
-      .prepare('INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)',
+      )
       .run(a.id, a.name, a.rateLimit, a.webhookSecret, a.createdAt);
     this.#db.prepare('INSERT INTO usage (account_id) VALUES (?)').run(a.id);
   }
@@ -53,7 +55,9 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (this.#db.prepare('SELECT * FROM accounts ORDER BY created_at').all() as unknown as AccountRow[]).map(toAccount);
+    return (
+      this.#db.prepare('SELECT * FROM accounts ORDER BY created_at').all() as unknown as AccountRow[]
+    ).map(toAccount);
   }
 
   async addKey(key: ApiKeyRecord, hash: string): Promise<void> {
@@ -64,7 +68,9 @@ export class SqliteAccountStore implements AccountStore {
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const rows = this.#db
-      .prepare('SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at')
+      .prepare(
+        'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at',
+      )
       .all(accountId) as unknown as KeyRow[];
     return rows.map(toKey);
   }

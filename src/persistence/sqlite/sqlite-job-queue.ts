@@ -28,7 +28,9 @@ export class SqliteJobQueue implements JobQueue {
 
   async enqueue(jobId: string): Promise<void> {
     this.#db
-      .prepare(`INSERT INTO queue (job_id, state, available_at) VALUES (?, 'waiting', ?) ON CONFLICT(job_id) DO NOTHING`)
+      .prepare(
+        `INSERT INTO queue (job_id, state, available_at) VALUES (?, 'waiting', ?) ON CONFLICT(job_id) DO NOTHING`,
+      )
       .run(jobId, Date.now());
     queueMicrotask(() => this.#pump());
   }

@@ -86,7 +86,9 @@ export class SqliteJobStore implements JobStore {
   }
 
   async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
-    this.#db.prepare('UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(input), this.#now(), id);
+    this.#db
+      .prepare('UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(input), this.#now(), id);
   }
 
   async complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job> {
@@ -120,7 +122,9 @@ export class SqliteJobStore implements JobStore {
   }
 
   async deleteFinishedBefore(before: number): Promise<number> {
-    const result = this.#db.prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?').run(before);
+    const result = this.#db
+      .prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?')
+      .run(before);
     return Number(result.changes);
   }
 
