@@ -1,0 +1,54 @@
+/** Shared assertions of the API tests. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { Response } from 'undici';
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The documented error body, with X-Request-Id equal to its id and the rate-limit headers. */
+export async function assertErrorBody(response: Response, status: number): Promise<Record<string, unknown>> {
+  assert.equal(response.status, status);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.equal(body.success, false);
+  assert.equal(body.status, status);
+  assert.match(String(body.id), UUID);
+  assert.equal(typeof body.message, 'string');
+  assert.ok((body.message as string).length > 0);
+  assert.equal(response.headers.get('x-request-id'), body.id);
+  assert.ok(response.headers.get('x-ratelimit-limit'));
+  assert.ok(response.headers.get('x-ratelimit-remaining'));
+  assert.ok(response.headers.get('x-ratelimit-reset'));
+  return body;
+}
+
+
+export interface Descriptor {
+  name: string;
+  type: string;
+  format: string;
+  mime: string;
+  size: number;
+  sha1: string;
+}
+
+export interface CompletedResult {
+  id: string;
+  status?: string;
+  url: string;
+  input: Descriptor;
+  output: Descriptor;
+}
+
+/** The bytes behind a result's download URL, checked against its descriptor (size and SHA-1). */
+export async function download(
+  client: { get(url: string, headers?: Record<string, string>): Promise<Response> },
+  result: CompletedResult,
+): Promise<Buffer> {
+  const response = await client.get(result.url);
+  assert.equal(response.status, 200, `GET ${result.url}`);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  assert.equal(bytes.length, result.output.size);
+  assert.equal(createHash('sha1').update(bytes).digest('hex'), result.output.sha1);
+  return bytes;
+}

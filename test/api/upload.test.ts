@@ -1,0 +1,177 @@
+/** POST /1.0/upload: default compression, resize modes, the never-larger rule, and every 422 variant. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
+import { FormData } from 'undici';
+import { corpus } from '../support/corpus.ts';
+import { decode, psnr, ssim } from '../support/images.ts';
+import { startTestPresso, type TestPresso } from '../support/presso.ts';
+import { assertErrorBody, type CompletedResult, download, UUID } from './helpers.ts';
+
+describe('POST /1.0/upload', () => {
+  let presso: TestPresso;
+  before(async () => {
+    presso = await startTestPresso();
+  });
+  after(() => presso?.stop());
+
+  test('without data, compresses with the default: smaller, same size, similar pixels', async () => {
+    const input = await readFile(corpus.canonPhoto);
+    const response = await presso.upload(corpus.canonPhoto);
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as CompletedResult;
+    assert.match(result.id, UUID);
+    assert.equal(result.status, undefined, 'a synchronous result carries no status');
+    assert.deepEqual(result.input, {
+      name: 'IMG_1054.JPG',
+      type: 'image',
+      format: 'jpeg',
+      mime: 'image/jpeg',
+      size: input.length,
+      sha1: createHash('sha1').update(input).digest('hex'),
+    });
+    assert.equal(result.output.name, 'IMG_1054.jpeg');
+    assert.equal(result.output.format, 'jpeg');
+    assert.equal(result.output.mime, 'image/jpeg');
+    assert.ok(result.output.size < input.length, `${result.output.size} < ${input.length}`);
+    assert.match(result.url, new RegExp(`^${presso.url}/\\d{10}/${result.id}/IMG_1054\\.jpeg$`));
+
+    const output = await download(presso, result);
+    const decoded = await decode(output);
+    assert.equal(decoded.format, 'jpeg');
+    assert.equal(decoded.width, 1280);
+    assert.equal(decoded.height, 960);
+    assert.ok((await psnr(output, input)) > 30);
+    assert.ok((await ssim(output, input)) > 0.9);
+  });
+
+  test('resize auto with only a width keeps the aspect ratio', async () => {
+    const response = await presso.upload(corpus.chelsea, { image: { resize: { width: 200 } } });
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as CompletedResult;
+    const output = await download(presso, result);
+    const decoded = await decode(output);
+    assert.equal(decoded.format, 'png');
+    assert.equal(decoded.width, 200);
+    assert.equal(decoded.height, Math.round((300 * 200) / 451));
+    assert.ok((await ssim(output, corpus.chelsea)) > 0.85);
+  });
+
+  test('resize fit gives exactly the box, cropped around the centre', async () => {
+    const response = await presso.upload(corpus.canonPhoto, {
+      image: { resize: { width: 300, height: 300, mode: 'fit' } },
+    });
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as CompletedResult;
+    const output = await download(presso, result);
+    const decoded = await decode(output);
+    assert.equal(decoded.width, 300);
+    assert.equal(decoded.height, 300);
+    // The centre square of the input, scaled down, is what a viewer should see.
+    const reference = sharp(corpus.canonPhoto).extract({ left: 160, top: 0, width: 960, height: 960 });
+    assert.ok((await ssim(output, reference)) > 0.8);
+  });
+
+  test('format conversion produces the requested format', async () => {
+    const response = await presso.upload(corpus.chelsea, { image: { format: 'webp' } });
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as CompletedResult;
+    assert.equal(result.output.format, 'webp');
+    assert.equal(result.output.name, 'chelsea.webp');
+    const output = await download(presso, result);
+    const decoded = await decode(output);
+    assert.equal(decoded.format, 'webp');
+    assert.deepEqual([decoded.width, decoded.height], [451, 300]);
+    assert.ok((await psnr(output, corpus.chelsea)) > 30);
+  });
+
+  test('a PNG output is never larger than its already-optimal input', async () => {
+    // A tiny palette PNG written at maximum effort: re-encoding cannot win.
+    const input = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#336699' } })
+      .png({ palette: true, compressionLevel: 9, effort: 10 })
+      .toBuffer();
+    const response = await presso.upload(input, undefined, undefined, 'tiny.png');
+    assert.equal(response.status, 200);
+    const result = (await response.json()) as CompletedResult;
+    assert.ok(result.output.size <= result.input.size, `${result.output.size} <= ${result.input.size}`);
+    assert.equal(result.input.size, input.length);
+    const output = await download(presso, result);
+    assert.equal(output.length, result.output.size);
+    const [a, b] = await Promise.all([sharp(output).raw().toBuffer(), sharp(input).raw().toBuffer()]);
+    assert.deepEqual(a, b, 'pixels are identical');
+    assert.equal((await decode(output)).format, 'png');
+  });
+
+  test('invalid JSON in data is 422 on the field data', async () => {
+    const response = await presso.upload(corpus.chelsea, '{"image": ');
+    const body = await assertErrorBody(response, 422);
+    assert.match(String(body.message), /does not contain valid JSON/);
+    assert.deepEqual(
+      (body.errors as Array<{ field: string }>).map((e) => e.field),
+      ['data'],
+    );
+  });
+
+  test('resize auto without dimensions is 422 on image.resize', async () => {
+    const response = await presso.upload(corpus.chelsea, { image: { resize: { mode: 'auto' } } });
+    const body = await assertErrorBody(response, 422);
+    const errors = body.errors as Array<{ field: string; message: string }>;
+    assert.equal(errors.length, 1);
+    assert.equal(errors[0]!.field, 'image.resize');
+    assert.match(errors[0]!.message, /width or height/);
+  });
+
+  test('several bad parameters give one errors entry each', async () => {
+    const response = await presso.upload(corpus.chelsea, {
+      image: { compression: 'extreme', resize: { width: -5, mode: 'auto' }, format: 'bmp' },
+      bogus: 1,
+    });
+    const body = await assertErrorBody(response, 422);
+    const fields = (body.errors as Array<{ field: string; message: string }>).map((e) => e.field).sort();
+    assert.ok(fields.length >= 4, JSON.stringify(body.errors));
+    for (const field of ['image.compression', 'image.format', 'image.resize.width', 'bogus']) {
+      assert.ok(fields.includes(field), `${field} in ${fields.join(', ')}`);
+    }
+    for (const error of body.errors as Array<{ message: string }>) assert.ok(error.message.length > 0);
+  });
+
+  test('a request without a file part is 422 on file', async () => {
+    const form = new FormData();
+    form.append('data', JSON.stringify({ image: { compression: 'high' } }));
+    const response = await presso.request('/1.0/upload', { method: 'POST', body: form });
+    const body = await assertErrorBody(response, 422);
+    assert.deepEqual(
+      (body.errors as Array<{ field: string }>).map((e) => e.field),
+      ['file'],
+    );
+  });
+
+  test('two file parts are 422 on file', async () => {
+    const bytes = await readFile(corpus.chelsea);
+    const form = new FormData();
+    form.append('file', new Blob([bytes]), 'a.png');
+    form.append('file', new Blob([bytes]), 'b.png');
+    const response = await presso.request('/1.0/upload', { method: 'POST', body: form });
+    const body = await assertErrorBody(response, 422);
+    assert.deepEqual(
+      (body.errors as Array<{ field: string }>).map((e) => e.field),
+      ['file'],
+    );
+  });
+
+  test('a body that is not multipart is 415', async () => {
+    const response = await presso.request('/1.0/upload', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    await assertErrorBody(response, 415);
+  });
+
+  test('a file of no supported kind is 415', async () => {
+    const response = await presso.upload(Buffer.from('just some text, not an image'), undefined, undefined, 'a.txt');
+    await assertErrorBody(response, 415);
+  });
+});

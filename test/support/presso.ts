@@ -1,0 +1,248 @@
+/**
+ * End-to-end harness: a really started Presso (HTTPS listener, workers, SQLite in a temp data dir)
+ * and an HTTP client that trusts its self-signed certificate. `spawnPresso` runs the CLI as a child
+ * process for the tests that need to kill the server.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Agent, FormData, fetch, type RequestInit, type Response } from 'undici';
+import type { Account } from '../../src/accounts/account-store.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { type RunningPresso, startPresso } from '../../src/runtime/presso.ts';
+
+const repoRoot = resolve(import.meta.dirname, '..', '..');
+
+/** `auth`: a whole Authorization header value, or false to send none. Default: Bearer with the test key. */
+export type TestRequestInit = RequestInit & { auth?: string | false };
+
+export interface TestClient {
+  url: string;
+  key: string;
+  request(path: string, init?: TestRequestInit): Promise<Response>;
+  /** POST /1.0/upload with a `file` part (path or bytes) and an optional `data` part (object or raw text). */
+  upload(file: string | Buffer, data?: unknown, auth?: string | false, fileName?: string): Promise<Response>;
+  /** POST /1.0/fetch with a JSON body. */
+  fetchJson(body: unknown, auth?: string | false): Promise<Response>;
+  /** Polls GET /1.0/jobs/{id} until the job is completed or failed. */
+  waitForJob(id: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** GET an absolute URL (download links) through the trusting client, without an API key. */
+  get(url: string, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface TestPresso extends TestClient {
+  port: number;
+  dataDir: string;
+  account: Account;
+  keyId: string;
+  presso: RunningPresso;
+  services: RunningPresso['services'];
+  /** A second account with its own key on the same server. */
+  createAccount(name: string, rateLimit?: number): Promise<{ account: Account; key: string; keyId: string }>;
+  stop(): Promise<void>;
+}
+
+export const bearer = (key: string) => `Bearer ${key}`;
+export const basic = (key: string, colon = true) =>
+  `Basic ${Buffer.from(colon ? `${key}:` : key).toString('base64')}`;
+
+/** A port that was free a moment ago (the caller binds it right away and retries on a clash). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, host, ok);
+  });
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((ok) => server.close(ok));
+  return port;
+}
+
+/** An HTTP client for a running server; `ca` is its certificate (undefined: accept any). */
+export function testClient(baseUrl: string, key: string, ca: string | undefined): TestClient {
+  const dispatcher = new Agent({
+    connect: ca ? { ca } : { rejectUnauthorized: false },
+    keepAliveTimeout: 1000,
+  });
+  const request = (path: string, init: TestRequestInit = {}) => {
+    const { auth = bearer(key), headers, ...rest } = init;
+    const merged = new Headers(headers as HeadersInit | undefined);
+    if (auth !== false && !merged.has('authorization')) merged.set('authorization', auth);
+    return fetch(new URL(path, baseUrl), { ...rest, headers: merged, dispatcher });
+  };
+  const client: TestClient = {
+    url: baseUrl,
+    key,
+    request,
+    async upload(file, data, auth, fileName) {
+      const bytes = typeof file === 'string' ? await readFile(file) : file;
+      const name = fileName ?? (typeof file === 'string' ? basename(file) : 'image.png');
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), name);
+      if (data !== undefined) form.append('data', typeof data === 'string' ? data : JSON.stringify(data));
+      return request('/1.0/upload', { method: 'POST', body: form, ...(auth === undefined ? {} : { auth }) });
+    },
+    fetchJson(body, auth) {
+      return request('/1.0/fetch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        ...(auth === undefined ? {} : { auth }),
+      });
+    },
+    async waitForJob(id, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const response = await request(`/1.0/jobs/${id}`);
+        const body = (await response.json()) as Record<string, unknown>;
+        if (response.status !== 200) throw new Error(`GET /1.0/jobs/${id}: ${response.status} ${JSON.stringify(body)}`);
+        if (body.status === 'completed' || body.status === 'failed') return body;
+        // Retry-After is honoured as an upper bound; tests poll faster to stay quick.
+        const retryAfter = Number(response.headers.get('retry-after') ?? 1);
+        if (Date.now() > deadline) throw new Error(`job ${id} still ${String(body.status)} after ${timeoutMs} ms`);
+        await sleep(Math.min(retryAfter * 1000, 200));
+      }
+    },
+    get(url, headers = {}) {
+      return fetch(url, { headers, dispatcher });
+    },
+    close: () => dispatcher.close(),
+  };
+  return client;
+}
+
+export async function startTestPresso(env: Record<string, string> = {}): Promise<TestPresso> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'presso-api-'));
+  let presso: RunningPresso | undefined;
+  let port = 0;
+  for (let attempt = 0; !presso; attempt++) {
+    port = await freePort();
+    const config = loadConfig({
+      PRESSO_DATA_DIR: dataDir,
+      PRESSO_HOST: '127.0.0.1',
+      PRESSO_PORT: String(port),
+      PRESSO_PUBLIC_URL: `https://127.0.0.1:${port}`,
+      PRESSO_LOG_LEVEL: 'silent',
+      PRESSO_SHUTDOWN_GRACE: '2s',
+      ...env,
+    });
+    try {
+      presso = await startPresso(config, createLogger(config.logLevel));
+    } catch (error) {
+      // Another test process took the port between the probe and the bind.
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+    }
+  }
+  const running = presso;
+  const services = running.services;
+  const created = await services.accounts.createAccount('api-test');
+  const url = `https://127.0.0.1:${port}`;
+  const client = testClient(url, created.key.key, running.tls?.cert);
+  return {
+    ...client,
+    port,
+    dataDir,
+    account: created.account,
+    keyId: created.key.id,
+    presso: running,
+    services,
+    async createAccount(name, rateLimit) {
+      const { account, key } = await services.accounts.createAccount(name, rateLimit);
+      return { account, key: key.key, keyId: key.id };
+    },
+    async stop() {
+      await client.close();
+      await running.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const execFileAsync = promisify(execFile);
+
+/** `presso account create` against a data dir (the CLI path an operator uses); returns the key. */
+export async function createAccountCli(dataDir: string, name: string): Promise<{ key: string; id: string }> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [join(repoRoot, 'src/cli/main.ts'), 'account', 'create', '--name', name],
+    { cwd: repoRoot, env: { ...process.env, PRESSO_DATA_DIR: dataDir, PRESSO_LOG_LEVEL: 'silent' } },
+  );
+  const parsed = JSON.parse(stdout) as { account: { id: string }; key: { key: string } };
+  return { key: parsed.key.key, id: parsed.account.id };
+}
+
+export interface SpawnedPresso {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** The certificate the child generated in its data dir. */
+  cert: string;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** `node src/cli/main.ts serve` as a child process; resolves once it prints that it is listening. */
+export async function spawnPresso(
+  dataDir: string,
+  env: Record<string, string> = {},
+  port?: number,
+): Promise<SpawnedPresso> {
+  const chosen = port ?? (await freePort());
+  const child = spawn(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PRESSO_DATA_DIR: dataDir,
+      PRESSO_HOST: '127.0.0.1',
+      PRESSO_PORT: String(chosen),
+      PRESSO_PUBLIC_URL: `https://127.0.0.1:${chosen}`,
+      PRESSO_LOG_LEVEL: 'silent',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<void>((ok) => {
+    if (child.exitCode !== null || child.signalCode !== null) ok();
+    else child.once('exit', () => ok());
+  });
+  await new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`presso did not start in time:\n${output}`)), 30_000);
+    const onData = () => {
+      if (output.includes('Presso is listening on')) {
+        clearTimeout(timer);
+        ok();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(new Error(`presso exited early (${code ?? signal}):\n${output}`));
+    });
+  });
+  const cert = await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+  return {
+    child,
+    url: `https://127.0.0.1:${chosen}`,
+    port: chosen,
+    cert,
+    output: () => output,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
