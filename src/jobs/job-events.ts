@@ -5,8 +5,8 @@
 import { EventEmitter } from 'node:events';
 
 export interface JobWatch {
-  /** Resolves true on a change since the last call (or creation), false after `timeoutMs`. */
-  next(timeoutMs: number): Promise<boolean>;
+  /** Resolves true on a change since the last call (or creation), false after `timeoutMs` or on abort. */
+  next(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   close(): void;
 }
 
@@ -32,18 +32,22 @@ export class ChangeLatch implements JobWatch {
     else this.#pending = true;
   }
 
-  next(timeoutMs: number): Promise<boolean> {
+  next(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.#pending) {
       this.#pending = false;
       return Promise.resolve(true);
     }
+    if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
+      const onAbort = () => finish(false);
+      const timer = setTimeout(onAbort, Math.max(0, timeoutMs));
       const finish = (changed: boolean) => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         this.#wake = undefined;
         resolve(changed);
       };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#wake = finish;
     });
   }

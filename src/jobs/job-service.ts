@@ -110,7 +110,7 @@ export class JobService {
         if (current.input && current.input.size > this.#options.asyncThresholdBytes) return current;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || signal?.aborted) return current;
-        await watch.next(remaining);
+        await watch.next(remaining, signal);
       }
     } finally {
       watch.close();

@@ -9,7 +9,10 @@ test('the README configuration table lists every variable with its default', () 
   for (const variable of describeConfig()) {
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${variable.name}\` |`));
     assert.ok(row, `README is missing ${variable.name}`);
-    assert.ok(row.includes(`\`${variable.default}\``), `README shows a wrong default for ${variable.name}: ${row}`);
+    assert.ok(
+      row.includes(`\`${variable.default}\``),
+      `README shows a wrong default for ${variable.name}: ${row}`,
+    );
   }
 });
 

@@ -70,24 +70,28 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
       let received: ReceivedFile | undefined;
       let data: string | undefined;
       let submitted = false;
+      // A repeated part is reported once the body has been read to its end: throwing while a part is
+      // unread would stall the multipart parser and leave the keep-alive connection unusable.
+      let repeated: 'file' | 'data' | undefined;
       try {
         for await (const part of request.parts()) {
           if (part.type === 'file') {
-            if (part.fieldname !== 'file') {
+            if (part.fieldname !== 'file' || received) {
+              if (part.fieldname === 'file') repeated ??= 'file';
               part.file.resume();
               continue;
             }
-            if (received) throw ValidationError.field('file', 'must be sent only once');
             await mkdir(dirname(path), { recursive: true });
             const counter = new HashingCounter();
             await pipeline(part.file, counter, createWriteStream(path));
             if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
             received = { name: safeFileName(part.filename), ...counter.digest() };
           } else if (part.fieldname === 'data') {
-            if (data !== undefined) throw ValidationError.field('data', 'must be sent only once');
+            if (data !== undefined) repeated ??= 'data';
             data = String(part.value);
           }
         }
+        if (repeated) throw ValidationError.field(repeated, 'must be sent only once');
         const parsed = parser.parseUploadData(parseData(data));
         if (!received) throw ValidationError.field('file', 'is required');
         await accounts.addUsage(account.id, { jobs: 1, bytesIn: received.size });
@@ -100,6 +104,13 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
       } catch (error) {
         // Before submission the working directory holds only this request's upload; after it, the job owns it.
         if (!submitted) await rm(dirname(path), { recursive: true, force: true });
+        // Refused before the body was read to its end (e.g. the file was too large and more parts
+        // follow): the rest cannot be parsed, so the connection must not be reused for another request.
+        if (!request.raw.readableEnded) {
+          reply.header('connection', 'close');
+          request.raw.unpipe();
+          request.raw.resume();
+        }
         throw error;
       }
     },

@@ -1,0 +1,139 @@
+/**
+ * Behaviour every JobQueue must have (SQLite now, BullMQ for the scaled-out mode): bounded
+ * concurrency, every job handled once, interrupted jobs handed back, and nothing lost across a restart.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { JobQueue } from '../../src/jobs/job-queue.ts';
+
+export interface JobQueueUnderTest {
+  /** A queue over the same backing state (a new process after a crash, in effect). */
+  open(): Promise<JobQueue>;
+  close(): Promise<void>;
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+async function until(condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export function jobQueueContract(name: string, factory: () => Promise<JobQueueUnderTest>): void {
+  describe(`JobQueue contract: ${name}`, () => {
+    let subject: JobQueueUnderTest;
+    const queues: JobQueue[] = [];
+    const open = async () => {
+      const q = await subject.open();
+      queues.push(q);
+      return q;
+    };
+    beforeEach(async () => {
+      subject = await factory();
+    });
+    afterEach(async () => {
+      for (const q of queues.splice(0)) await q.stop(100);
+      await subject.close();
+    });
+
+    it('runs every enqueued job once, in order, within the concurrency', async () => {
+      const queue = await open();
+      const seen: string[] = [];
+      let running = 0;
+      let peak = 0;
+      queue.start(async (id) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 10));
+        seen.push(id);
+        running--;
+      }, 2);
+      const ids = Array.from({ length: 8 }, (_, i) => `job-${i}`);
+      for (const id of ids) await queue.enqueue(id);
+      await until(() => seen.length === ids.length);
+      assert.deepEqual([...seen].sort(), ids);
+      assert.equal(peak, 2);
+      assert.equal(await queue.size(), 0);
+    });
+
+    it('enqueuing the same id twice runs it once', async () => {
+      const queue = await open();
+      const gate = deferred();
+      const seen: string[] = [];
+      queue.start(async (id) => {
+        await gate.promise;
+        seen.push(id);
+      }, 1);
+      await queue.enqueue('dup');
+      await queue.enqueue('dup');
+      gate.resolve();
+      await until(() => seen.length >= 1);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(seen, ['dup']);
+    });
+
+    it('keeps waiting work across a restart', async () => {
+      const first = await open();
+      await first.enqueue('kept-1');
+      await first.enqueue('kept-2');
+      assert.equal(await first.size(), 2);
+      const second = await open();
+      const seen: string[] = [];
+      second.start(async (id) => {
+        seen.push(id);
+      }, 1);
+      await until(() => seen.length === 2);
+      assert.deepEqual(seen, ['kept-1', 'kept-2']);
+    });
+
+    it('hands a job interrupted by stop back to the queue, and a new process runs it', async () => {
+      const first = await open();
+      const started = deferred();
+      first.start(async (_id, signal) => {
+        started.resolve();
+        await new Promise<void>((_resolve, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      }, 1);
+      await first.enqueue('interrupted');
+      await started.promise;
+      await first.stop(20);
+      assert.equal(await first.size(), 1);
+      const second = await open();
+      const seen: string[] = [];
+      second.start(async (id) => {
+        seen.push(id);
+      }, 1);
+      await until(() => seen.length === 1);
+      assert.deepEqual(seen, ['interrupted']);
+    });
+
+    it('a job claimed by a process that died runs again in the next one', async () => {
+      const first = await open();
+      const started = deferred();
+      first.start(async () => {
+        started.resolve();
+        await new Promise(() => {}); // never finishes: the process "dies" holding the job
+      }, 1);
+      await first.enqueue('orphan');
+      await started.promise;
+      const second = await open();
+      const seen: string[] = [];
+      second.start(async (id) => {
+        seen.push(id);
+      }, 1);
+      await until(() => seen.length === 1);
+      assert.deepEqual(seen, ['orphan']);
+      queues.splice(queues.indexOf(first), 1); // its handler never settles; do not wait for it
+    });
+  });
+}

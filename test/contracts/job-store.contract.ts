@@ -1,0 +1,153 @@
+/** Behaviour every JobStore must have (SQLite now, PostgreSQL for the scaled-out mode). */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { FileDescriptor, JobOutput } from '../../src/jobs/job.ts';
+import type { JobStore, NewJob } from '../../src/jobs/job-store.ts';
+
+export interface JobStoreUnderTest {
+  store: JobStore;
+  /** Sets the store's clock (milliseconds). */
+  setNow(ms: number): void;
+  close(): Promise<void>;
+}
+
+const input: FileDescriptor = {
+  name: 'a.jpg',
+  type: 'image',
+  format: 'jpeg',
+  mime: 'image/jpeg',
+  size: 10,
+  sha1: 'a'.repeat(40),
+};
+
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    id: randomUUID(),
+    accountId: 'acct-1',
+    source: { type: 'upload' },
+    params: { image: { compression: 'high' } },
+    webhookUrl: undefined,
+    input: { name: 'a.jpg', size: 10, sha1: 'a'.repeat(40) },
+    ...overrides,
+  };
+}
+
+function output(expiresAt: number): JobOutput {
+  return {
+    descriptor: { ...input, name: 'a.jpeg', size: 5, sha1: 'b'.repeat(40) },
+    key: 'jobs/x/output/a.jpeg',
+    url: 'https://example.test/1/x/a.jpeg',
+    expiresAt,
+    metadata: { width: 1 },
+  };
+}
+
+export function jobStoreContract(name: string, factory: () => Promise<JobStoreUnderTest>): void {
+  describe(`JobStore contract: ${name}`, () => {
+    let subject: JobStoreUnderTest;
+    beforeEach(async () => {
+      subject = await factory();
+      subject.setNow(1_000_000);
+    });
+    afterEach(() => subject.close());
+
+    it('creates an enqueued job and reads it back whole', async () => {
+      const spec = newJob({
+        source: { type: 'fetch', url: 'https://x.test/a', headers: { a: 'b' } },
+        webhookUrl: 'https://h.test',
+      });
+      const job = await subject.store.create(spec);
+      assert.equal(job.status, 'enqueued');
+      assert.equal(job.attempts, 0);
+      assert.deepEqual(await subject.store.get(spec.id), job);
+      assert.deepEqual(job.source, spec.source);
+      assert.deepEqual(job.params, spec.params);
+      assert.equal(job.webhookUrl, 'https://h.test');
+      assert.equal(job.createdAt, 1_000_000);
+    });
+
+    it('returns undefined for an unknown id', async () => {
+      assert.equal(await subject.store.get(randomUUID()), undefined);
+    });
+
+    it('counts attempts when a job starts processing, and never restarts a finished job', async () => {
+      const { id } = await subject.store.create(newJob());
+      assert.equal((await subject.store.markProcessing(id))?.attempts, 1);
+      const again = await subject.store.markProcessing(id);
+      assert.equal(again?.status, 'processing');
+      assert.equal(again?.attempts, 2);
+      await subject.store.fail(id, { code: 'X', status: 422, message: 'bad' });
+      const after = await subject.store.markProcessing(id);
+      assert.equal(after?.status, 'failed');
+      assert.equal(after?.attempts, 2);
+    });
+
+    it('records completion with input, output and finish time', async () => {
+      const { id } = await subject.store.create(newJob());
+      subject.setNow(2_000_000);
+      const done = await subject.store.complete(id, input, output(9_000_000));
+      assert.equal(done.status, 'completed');
+      assert.deepEqual(done.input, input);
+      assert.deepEqual(done.output, output(9_000_000));
+      assert.equal(done.finishedAt, 2_000_000);
+      assert.equal(done.error, undefined);
+    });
+
+    it('records failure with the catalogued error', async () => {
+      const { id } = await subject.store.create(newJob());
+      const errors = [{ field: 'image.resize', message: 'needs width' }];
+      const failed = await subject.store.fail(id, {
+        code: 'VALIDATION_FAILED',
+        status: 422,
+        message: 'invalid',
+        errors,
+      });
+      assert.equal(failed.status, 'failed');
+      assert.deepEqual(failed.error, { code: 'VALIDATION_FAILED', status: 422, message: 'invalid', errors });
+    });
+
+    it('updates the input of a fetched job', async () => {
+      const { id } = await subject.store.create(newJob({ input: undefined }));
+      await subject.store.setInput(id, { name: 'b.png', size: 99, sha1: 'c'.repeat(40) });
+      assert.deepEqual((await subject.store.get(id))?.input, {
+        name: 'b.png',
+        size: 99,
+        sha1: 'c'.repeat(40),
+      });
+    });
+
+    it('lists expired outputs until they are cleared', async () => {
+      const a = await subject.store.create(newJob());
+      const b = await subject.store.create(newJob());
+      await subject.store.complete(a.id, input, output(5_000));
+      await subject.store.complete(b.id, input, output(50_000));
+      assert.deepEqual(
+        (await subject.store.listOutputsExpiredBefore(10_000, 10)).map((j) => j.id),
+        [a.id],
+      );
+      await subject.store.clearOutput(a.id);
+      assert.deepEqual(await subject.store.listOutputsExpiredBefore(10_000, 10), []);
+      assert.equal((await subject.store.listOutputsExpiredBefore(60_000, 10)).length, 1);
+      assert.equal(
+        (await subject.store.get(a.id))?.status,
+        'completed',
+        'the record stays after its output expires',
+      );
+    });
+
+    it('deletes finished records older than the retention, never running ones', async () => {
+      const old = await subject.store.create(newJob());
+      const running = await subject.store.create(newJob());
+      await subject.store.fail(old.id, { code: 'X', status: 500, message: 'x' });
+      await subject.store.markProcessing(running.id);
+      subject.setNow(9_000_000);
+      const recent = await subject.store.create(newJob());
+      await subject.store.fail(recent.id, { code: 'X', status: 500, message: 'x' });
+      assert.equal(await subject.store.deleteFinishedBefore(5_000_000), 1);
+      assert.equal(await subject.store.get(old.id), undefined);
+      assert.ok(await subject.store.get(running.id));
+      assert.ok(await subject.store.get(recent.id));
+    });
+  });
+}

@@ -1,0 +1,45 @@
+/** The embedded SQLite implementations against the shared contracts. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/persistence/sqlite/database.ts';
+import { SqliteAccountStore } from '../../src/persistence/sqlite/sqlite-account-store.ts';
+import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
+import { SqliteJobStore } from '../../src/persistence/sqlite/sqlite-job-store.ts';
+import { accountStoreContract } from '../contracts/account-store.contract.ts';
+import { jobQueueContract } from '../contracts/job-queue.contract.ts';
+import { jobStoreContract } from '../contracts/job-store.contract.ts';
+
+jobStoreContract('sqlite', async () => {
+  const db = openDatabase(':memory:');
+  let now = 0;
+  return {
+    store: new SqliteJobStore(db, () => now),
+    setNow: (ms) => {
+      now = ms;
+    },
+    close: async () => db.close(),
+  };
+});
+
+jobQueueContract('sqlite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'presso-queue-'));
+  const dbs: ReturnType<typeof openDatabase>[] = [];
+  return {
+    // Each queue gets its own connection to one database file, as a restarted process would.
+    async open() {
+      const db = openDatabase(join(dir, 'queue.db'));
+      dbs.push(db);
+      return new SqliteJobQueue(db, { pollMs: 20 });
+    },
+    async close() {
+      for (const db of dbs) db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+accountStoreContract('sqlite', async () => {
+  const db = openDatabase(':memory:');
+  return { store: new SqliteAccountStore(db), close: async () => db.close() };
+});
