@@ -13,3 +13,13 @@ function mapRect(W,H,{left:x,top:y,width:cw,height:ch},angle,flip,flop){ let r; 
 async function one(crop,angle,flip,flop){ let p=base().autoOrient(); if(angle) p=p.rotate(angle); if(flip)p=p.flip(); if(flop)p=p.flop(); p=p.extract(mapRect(w,h,crop,angle,flip,flop)).resize({width:10}); return px(p);}
 const crop={left:10,top:2,width:28,height:16};
 for (const a of [0,90,180,270]) for (const f of [false,true]) for (const g of [false,true]) { const s=await staged(crop,a,f,g), o=await one(crop,a,f,g); console.log(a,f,g,s===o?'OK':'DIFF',s,o);}
+console.log('--- swapped');
+async function one2(src,crop,angle,flip,flop,W,H){ let p=sharp(src).autoOrient(); if(angle) p=p.rotate(angle); const sw = angle===90||angle===270; const fi= sw?flop:flip, fo= sw?flip:flop; if(fi)p=p.flip(); if(fo)p=p.flop(); p=p.extract(mapRect(W,H,crop,angle,flip,flop)).resize({width:10}); return px(p);}
+async function staged2(src,crop, angle, flip, flop){ let b=await sharp(src).autoOrient().png().toBuffer(); b=await sharp(b).extract(crop).png().toBuffer(); if(angle) b=await sharp(b).rotate(angle).png().toBuffer(); if(flip) b=await sharp(b).flip().png().toBuffer(); if(flop) b=await sharp(b).flop().png().toBuffer(); return px(sharp(b).resize({width:10}));}
+for (const o of [1,3,5,6,7,8]) {
+ const src = await base().png().withMetadata({orientation:o}).toBuffer();
+ const m = await sharp(src).metadata(); const W=m.autoOrient.width,H=m.autoOrient.height;
+ const c = W>H? crop : {left:2,top:10,width:16,height:28};
+ let bad=0; for (const a of [0,90,180,270]) for (const f of [false,true]) for (const g of [false,true]) { const s=await staged2(src,c,a,f,g), q=await one2(src,c,a,f,g,W,H); if(s!==q){bad++; console.log(o,a,f,g,s,q);} }
+ console.log('orientation',o,'bad',bad);
+}

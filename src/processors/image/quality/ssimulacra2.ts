@@ -1,0 +1,302 @@
+/**
+ * SSIMULACRA 2 (Jon Sneyers, Cloudinary; the version in libjxl `tools/ssimulacra2.cc`, April 2023 weights),
+ * computed from decoded 8-bit sRGB pixels:
+ *   sRGB → linear RGB → XYB (libjxl opsin absorbance, cube root), rescaled to ~0..1 with B−Y;
+ *   6 scales (1:1 … 1:32), each downsampled 2×2 in linear RGB;
+ *   per scale and XYB channel: an SSIM' map (SSIM without the luminance denominator) and an edge map
+ *   (ringing: distorted has edges where the original is smooth; blurring: the reverse), Gaussian σ = 1.5;
+ *   1-norm and 4-norm of each map → 108 numbers → the published weighted sum and polynomial.
+ * 100 = identical, ~90 visually lossless at 1:1, ~80 very high, ~70 high, ~50 medium quality.
+ *
+ * One difference from libjxl: the blur is a direct separable Gaussian (radius 5, zero outside the image)
+ * where libjxl uses a recursive approximation of the same Gaussian, so scores differ slightly in the
+ * decimals (see docs/benchmarks.md for the validation against Butteraugli).
+ */
+
+/** Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on grey like the reference tool). */
+export interface RgbImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: 3 | 4;
+}
+
+const C2 = 0.0009;
+const NUM_SCALES = 6;
+
+const M00 = 0.3;
+const M02 = 0.078;
+const M01 = 1 - M02 - M00;
+const M10 = 0.23;
+const M12 = 0.078;
+const M11 = 1 - M12 - M10;
+const M20 = 0.24342268924547819;
+const M21 = 0.20476744424496821;
+const M22 = 1 - M20 - M21;
+const OPSIN_BIAS = 0.0037930732552754493;
+const NEG_CBRT_BIAS = -Math.cbrt(OPSIN_BIAS);
+
+// biome-ignore format: the published table, 108 weights in the reference order.
+const WEIGHTS = [
+  0.0, 0.0007376606707406586, 0.0, 0.0, 0.0007793481682867309, 0.0, 0.0, 0.0004371155730107379, 0.0,
+  1.1041726426657346, 0.00066284834129271, 0.00015231632783718752, 0.0, 0.0016406437456599754, 0.0,
+  1.8422455520539298, 11.441172603757666, 0.0, 0.0007989109436015163, 0.000176816438078653, 0.0,
+  1.8787594979546387, 10.94906990605142, 0.0, 0.0007289346991508072, 0.9677937080626833, 0.0,
+  0.00014003424285435884, 0.9981766977854967, 0.00031949755934435053, 0.0004550992113792063, 0.0, 0.0,
+  0.0013648766163243398, 0.0, 0.0, 0.0, 0.0, 0.0, 7.466890328078848, 0.0, 17.445833984131262,
+  0.0006235601634041466, 0.0, 0.0, 6.683678146179332, 0.00037724407979611296, 1.027889937768264,
+  225.20515300849274, 0.0, 0.0, 19.213238186143016, 0.0011401524586618361, 0.001237755635509985,
+  176.39317598450694, 0.0, 0.0, 24.43300999870476, 0.28520802612117757, 0.0004485436923833408, 0.0, 0.0,
+  0.0, 34.77906344483772, 44.835625328877896, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0008680556573291698,
+  0.0, 0.0, 0.0, 0.0, 0.0, 0.0005313191874358747, 0.0, 0.00016533814161379112, 0.0, 0.0, 0.0, 0.0, 0.0,
+  0.0004179171803251336, 0.0017290828234722833, 0.0, 0.0020827005846636437, 0.0, 0.0, 8.826982764996862,
+  23.19243343998926, 0.0, 95.1080498811086, 0.9863978034400682, 0.9834382792465353, 0.0012286405048278493,
+  171.2667255897307, 0.9807858872435379, 0.0, 0.0, 0.0, 0.0005130064588990679, 0.0, 0.00010854057858411537,
+];
+
+/** Planar float image: 3 planes of width × height. */
+interface Planes {
+  width: number;
+  height: number;
+  p: [Float32Array, Float32Array, Float32Array];
+}
+
+const SRGB_TO_LINEAR = (() => {
+  const table = new Float32Array(256);
+  for (let i = 0; i < 256; i++) {
+    const v = i / 255;
+    table[i] = v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  }
+  return table;
+})();
+
+function planes(width: number, height: number): Planes {
+  const n = width * height;
+  return { width, height, p: [new Float32Array(n), new Float32Array(n), new Float32Array(n)] };
+}
+
+/** 8-bit sRGB (alpha blended on `background`, in sRGB as the reference does) → linear RGB planes. */
+function toLinear(image: RgbImage, background: number): Planes {
+  const { width, height, channels, data } = image;
+  const out = planes(width, height);
+  const [r, g, b] = out.p;
+  const n = width * height;
+  for (let i = 0; i < n; i++) {
+    const k = i * channels;
+    if (channels === 4) {
+      const a = data[k + 3]! / 255;
+      const blend = (v: number) => {
+        const s = (v / 255) * a + (1 - a) * background;
+        return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
+      r[i] = blend(data[k]!);
+      g[i] = blend(data[k + 1]!);
+      b[i] = blend(data[k + 2]!);
+    } else {
+      r[i] = SRGB_TO_LINEAR[data[k]!]!;
+      g[i] = SRGB_TO_LINEAR[data[k + 1]!]!;
+      b[i] = SRGB_TO_LINEAR[data[k + 2]!]!;
+    }
+  }
+  return out;
+}
+
+function downsample(input: Planes): Planes {
+  const { width, height } = input;
+  const ow = Math.ceil(width / 2);
+  const oh = Math.ceil(height / 2);
+  const out = planes(ow, oh);
+  for (let c = 0; c < 3; c++) {
+    const src = input.p[c]!;
+    const dst = out.p[c]!;
+    for (let oy = 0; oy < oh; oy++) {
+      const y0 = oy * 2;
+      const y1 = Math.min(y0 + 1, height - 1);
+      for (let ox = 0; ox < ow; ox++) {
+        const x0 = ox * 2;
+        const x1 = Math.min(x0 + 1, width - 1);
+        dst[oy * ow + ox] =
+          (src[y0 * width + x0]! + src[y0 * width + x1]! + src[y1 * width + x0]! + src[y1 * width + x1]!) *
+          0.25;
+      }
+    }
+  }
+  return out;
+}
+
+/** Linear RGB → XYB, made positive (X·14 + 0.42, Y + 0.01, B − Y + 0.55) as in the reference. */
+function toPositiveXyb(lin: Planes): Planes {
+  const out = planes(lin.width, lin.height);
+  const [r, g, b] = lin.p;
+  const [ox, oy, ob] = out.p;
+  const n = lin.width * lin.height;
+  for (let i = 0; i < n; i++) {
+    const ri = r[i]!;
+    const gi = g[i]!;
+    const bi = b[i]!;
+    const l = Math.cbrt(Math.max(0, M00 * ri + M01 * gi + M02 * bi + OPSIN_BIAS)) + NEG_CBRT_BIAS;
+    const m = Math.cbrt(Math.max(0, M10 * ri + M11 * gi + M12 * bi + OPSIN_BIAS)) + NEG_CBRT_BIAS;
+    const s = Math.cbrt(Math.max(0, M20 * ri + M21 * gi + M22 * bi + OPSIN_BIAS)) + NEG_CBRT_BIAS;
+    const x = 0.5 * (l - m);
+    const y = 0.5 * (l + m);
+    ox[i] = x * 14 + 0.42;
+    oy[i] = y + 0.01;
+    ob[i] = s - y + 0.55;
+  }
+  return out;
+}
+
+const KERNEL_RADIUS = 5;
+const KERNEL = (() => {
+  const sigma = 1.5;
+  const k = new Float32Array(2 * KERNEL_RADIUS + 1);
+  let sum = 0;
+  for (let i = -KERNEL_RADIUS; i <= KERNEL_RADIUS; i++) {
+    const v = Math.exp(-(i * i) / (2 * sigma * sigma));
+    k[i + KERNEL_RADIUS] = v;
+    sum += v;
+  }
+  for (let i = 0; i < k.length; i++) k[i] = k[i]! / sum;
+  return k;
+})();
+
+/** Separable Gaussian (σ 1.5); `tmp` is scratch of the same size. */
+function blurPlane(src: Float32Array, dst: Float32Array, tmp: Float32Array, width: number, height: number) {
+  const R = KERNEL_RADIUS;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      let sum = 0;
+      const from = Math.max(-R, -x);
+      const to = Math.min(R, width - 1 - x);
+      for (let i = from; i <= to; i++) sum += KERNEL[i + R]! * src[row + x + i]!;
+      tmp[row + x] = sum;
+    }
+  }
+  for (let y = 0; y < height; y++) {
+    const from = Math.max(-R, -y);
+    const to = Math.min(R, height - 1 - y);
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      let sum = 0;
+      for (let i = from; i <= to; i++) sum += KERNEL[i + R]! * tmp[row + i * width + x]!;
+      dst[row + x] = sum;
+    }
+  }
+}
+
+interface ScaleScores {
+  ssim: number[]; // [c*2 + n]
+  edge: number[]; // [c*4 + n] ringing, [c*4 + 2 + n] blurring
+}
+
+function scoreScale(img1: Planes, img2: Planes): ScaleScores {
+  const { width, height } = img1;
+  const n = width * height;
+  const tmp = new Float32Array(n);
+  const mu1 = new Float32Array(n);
+  const mu2 = new Float32Array(n);
+  const s11 = new Float32Array(n);
+  const s22 = new Float32Array(n);
+  const s12 = new Float32Array(n);
+  const mul = new Float32Array(n);
+  const ssim: number[] = [];
+  const edge: number[] = [];
+  const inv = 1 / n;
+  for (let c = 0; c < 3; c++) {
+    const a = img1.p[c]!;
+    const b = img2.p[c]!;
+    for (let i = 0; i < n; i++) mul[i] = a[i]! * a[i]!;
+    blurPlane(mul, s11, tmp, width, height);
+    for (let i = 0; i < n; i++) mul[i] = b[i]! * b[i]!;
+    blurPlane(mul, s22, tmp, width, height);
+    for (let i = 0; i < n; i++) mul[i] = a[i]! * b[i]!;
+    blurPlane(mul, s12, tmp, width, height);
+    blurPlane(a, mu1, tmp, width, height);
+    blurPlane(b, mu2, tmp, width, height);
+    let ssim1 = 0;
+    let ssim4 = 0;
+    let art1 = 0;
+    let art4 = 0;
+    let lost1 = 0;
+    let lost4 = 0;
+    for (let i = 0; i < n; i++) {
+      const m1 = mu1[i]!;
+      const m2 = mu2[i]!;
+      const numM = 1 - (m1 - m2) * (m1 - m2);
+      const numS = 2 * (s12[i]! - m1 * m2) + C2;
+      const denS = s11[i]! - m1 * m1 + (s22[i]! - m2 * m2) + C2;
+      let d = 1 - (numM * numS) / denS;
+      if (d < 0) d = 0;
+      ssim1 += d;
+      const d2 = d * d;
+      ssim4 += d2 * d2;
+      const e = (1 + Math.abs(b[i]! - m2)) / (1 + Math.abs(a[i]! - m1)) - 1;
+      if (e > 0) {
+        art1 += e;
+        const e2 = e * e;
+        art4 += e2 * e2;
+      } else if (e < 0) {
+        lost1 -= e;
+        const e2 = e * e;
+        lost4 += e2 * e2;
+      }
+    }
+    ssim.push(ssim1 * inv, Math.sqrt(Math.sqrt(ssim4 * inv)));
+    edge.push(art1 * inv, Math.sqrt(Math.sqrt(art4 * inv)), lost1 * inv, Math.sqrt(Math.sqrt(lost4 * inv)));
+  }
+  return { ssim, edge };
+}
+
+function combine(scales: ScaleScores[]): number {
+  let sum = 0;
+  let i = 0;
+  for (let c = 0; c < 3; c++) {
+    for (let scale = 0; scale < NUM_SCALES; scale++) {
+      for (let n = 0; n < 2; n++) {
+        const s = scales[scale];
+        // Scales missing for small images contribute nothing (their weights are skipped).
+        sum += WEIGHTS[i++]! * Math.abs(s?.ssim[c * 2 + n] ?? 0);
+        sum += WEIGHTS[i++]! * Math.abs(s?.edge[c * 4 + n] ?? 0);
+        sum += WEIGHTS[i++]! * Math.abs(s?.edge[c * 4 + n + 2] ?? 0);
+      }
+    }
+  }
+  sum *= 0.9562382616834844;
+  sum = 2.326765642916932 * sum - 0.020884521182843837 * sum * sum + 6.248496625763138e-5 * sum * sum * sum;
+  return sum > 0 ? 100 - 10 * sum ** 0.6276336467831387 : 100;
+}
+
+function scoreOnBackground(reference: RgbImage, distorted: RgbImage, background: number): number {
+  let lin1 = toLinear(reference, background);
+  let lin2 = toLinear(distorted, background);
+  const scales: ScaleScores[] = [];
+  for (let scale = 0; scale < NUM_SCALES; scale++) {
+    if (lin1.width < 8 || lin1.height < 8) break;
+    if (scale > 0) {
+      lin1 = downsample(lin1);
+      lin2 = downsample(lin2);
+    }
+    scales.push(scoreScale(toPositiveXyb(lin1), toPositiveXyb(lin2)));
+  }
+  return combine(scales);
+}
+
+/**
+ * SSIMULACRA 2 score of `distorted` against `reference` (same size). Images with alpha are scored on a dark
+ * and a light background and the worse score is kept, as the reference command-line tool does.
+ */
+export function ssimulacra2(reference: RgbImage, distorted: RgbImage): number {
+  if (reference.width !== distorted.width || reference.height !== distorted.height) {
+    throw new Error(
+      `ssimulacra2: sizes differ (${reference.width}×${reference.height} vs ${distorted.width}×${distorted.height})`,
+    );
+  }
+  if (reference.channels === 4 || distorted.channels === 4) {
+    return Math.min(
+      scoreOnBackground(reference, distorted, 0.1),
+      scoreOnBackground(reference, distorted, 0.9),
+    );
+  }
+  return scoreOnBackground(reference, distorted, 0.5);
+}
