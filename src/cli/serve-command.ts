@@ -1,4 +1,7 @@
 /** `presso serve`: the embedded default, with graceful shutdown on SIGTERM/SIGINT. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { openEmbeddedServices } from '../runtime/embedded.ts';
@@ -38,15 +41,22 @@ export async function serveCommand(config: Config, logger: Logger): Promise<numb
 }
 
 export async function openapiCommand(config: Config): Promise<number> {
-  const logger = createLogger('silent');
-  const services = await openEmbeddedServices(config, logger);
+  console.log(JSON.stringify(await generateOpenApi(config), null, 2));
+  return 0;
+}
+
+/** The OpenAPI document of the app as configured, built over throw-away state (nothing is written to the data dir). */
+export async function generateOpenApi(config: Config): Promise<unknown> {
+  const scratch = await mkdtemp(join(tmpdir(), 'presso-openapi-'));
+  const services = await openEmbeddedServices({ ...config, dataDir: scratch }, createLogger('silent'));
   try {
     const app = await appFromServices(services);
     await app.ready();
-    console.log(JSON.stringify(app.swagger(), null, 2));
+    const document = app.swagger();
     await app.close();
+    return document;
   } finally {
     await services.close();
+    await rm(scratch, { recursive: true, force: true });
   }
-  return 0;
 }

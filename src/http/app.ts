@@ -54,11 +54,11 @@ export interface AppOptions {
 export async function buildApp(deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
+    // The request id doubles as the job id of upload and fetch, so clients must never choose it.
     genReqId: () => randomUUID(),
-    requestIdLogLabel: 'requestId',
+    requestIdHeader: false,
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: false,
     return503OnClosing: true,
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   }) as unknown as FastifyInstance;

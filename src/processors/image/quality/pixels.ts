@@ -1,0 +1,84 @@
+/**
+ * Pixels for the metric: decoding to 8-bit sRGB and the "proxy" the per-image quality search works on.
+ *
+ * The proxy is a mosaic of full-resolution tiles spread evenly over the image, not a downscaled copy: a
+ * downscaled copy hides exactly the artefacts the search must see (8×8 blocking, ringing and smoothing are
+ * pixel-scale), while tiles keep them at their real scale. Tiles are multiples of 16 px and sit on a
+ * 16 px grid, so JPEG/WebP/AVIF block boundaries in the mosaic match those of the full image.
+ */
+import sharp, { type Sharp } from 'sharp';
+import type { RgbImage } from './ssimulacra2.ts';
+
+/** Decodes any sharp input to interleaved 8-bit sRGB (RGBA when the image has alpha). */
+export async function decodeRgb(input: string | Buffer | Sharp): Promise<RgbImage> {
+  const image = typeof input === 'string' || Buffer.isBuffer(input) ? sharp(input) : input.clone();
+  const { data, info } = await image
+    .toColourspace('srgb')
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  return fromRaw(data, info.width, info.height, info.channels);
+}
+
+/** Normalises a raw buffer of 1–4 channels to RGB or RGBA. */
+export function fromRaw(data: Uint8Array, width: number, height: number, channels: number): RgbImage {
+  if (channels === 3 || channels === 4) return { data, width, height, channels };
+  const n = width * height;
+  const hasAlpha = channels === 2;
+  const out = new Uint8Array(n * (hasAlpha ? 4 : 3));
+  const step = hasAlpha ? 4 : 3;
+  for (let i = 0; i < n; i++) {
+    const v = data[i * channels]!;
+    out[i * step] = v;
+    out[i * step + 1] = v;
+    out[i * step + 2] = v;
+    if (hasAlpha) out[i * step + 3] = data[i * channels + 1]!;
+  }
+  return { data: out, width, height, channels: hasAlpha ? 4 : 3 };
+}
+
+export interface MosaicOptions {
+  /** Tile side in pixels (rounded down to a multiple of 16). */
+  tile: number;
+  /** Tiles per side of the grid (grid × grid tiles). */
+  grid: number;
+}
+
+/** Default proxy: 3×3 tiles of 192 px → 576×576 (0.33 MP), about 100 ms per score. */
+export const SEARCH_MOSAIC: MosaicOptions = { tile: 192, grid: 3 };
+
+/**
+ * Evenly spread full-resolution tiles stitched into one image. An image that is not larger than the
+ * mosaic is returned whole.
+ */
+export function mosaic(image: RgbImage, { tile: wanted, grid }: MosaicOptions): RgbImage {
+  const tile = Math.max(16, Math.floor(wanted / 16) * 16);
+  const { width, height, channels, data } = image;
+  const cols = Math.min(grid, Math.floor(width / tile));
+  const rows = Math.min(grid, Math.floor(height / tile));
+  if (cols < 1 || rows < 1 || width * height <= tile * tile * grid * grid * 1.5) return image;
+  const outW = cols * tile;
+  const outH = rows * tile;
+  const out = new Uint8Array(outW * outH * channels);
+  const origin = (index: number, count: number, size: number) => {
+    // Centres of `count` equal bands, snapped to the 16 px block grid.
+    const centre = ((index + 0.5) * size) / count - tile / 2;
+    return Math.min(size - tile, Math.max(0, Math.floor(centre / 16) * 16));
+  };
+  for (let r = 0; r < rows; r++) {
+    const y0 = origin(r, rows, height);
+    for (let c = 0; c < cols; c++) {
+      const x0 = origin(c, cols, width);
+      for (let y = 0; y < tile; y++) {
+        const src = ((y0 + y) * width + x0) * channels;
+        const dst = ((r * tile + y) * outW + c * tile) * channels;
+        out.set(data.subarray(src, src + tile * channels), dst);
+      }
+    }
+  }
+  return { data: out, width: outW, height: outH, channels };
+}
+
+/** A sharp pipeline over raw RGB(A) pixels, to encode a proxy. */
+export function sharpFromRgb(image: RgbImage): Sharp {
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
+}
