@@ -52,6 +52,13 @@ export interface Config {
   };
   webhooks: { timeoutMs: number; retrySchedule: number[] };
   rateLimit: { defaultLimit: number; windowMs: number };
+  images: {
+    maxPixels: number;
+    maxFrames: number;
+    timeBudgetMs: number;
+    svgMaxBytes: number;
+    svgMaxDepth: number;
+  };
   bootstrapAccount: string | undefined;
 }
 
@@ -196,6 +203,31 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       defaultLimit: int(env, 'PRESSO_RATE_LIMIT', 100_000, 'Default requests per window for new accounts', 1),
       windowMs: duration(env, 'PRESSO_RATE_WINDOW', 900_000, 'Rolling rate-limit window'),
+    },
+    images: {
+      maxPixels: int(
+        env,
+        'PRESSO_IMAGE_MAX_PIXELS',
+        50_000_000,
+        'Largest image accepted, in pixels summed over the frames of an animation',
+        1,
+      ),
+      maxFrames: int(env, 'PRESSO_IMAGE_MAX_FRAMES', 1000, 'Most frames accepted in an animated image', 1),
+      timeBudgetMs: duration(
+        env,
+        'PRESSO_IMAGE_TIME_BUDGET',
+        120_000,
+        'Time one image may take to process before it is refused',
+      ),
+      svgMaxBytes: bytes(env, 'PRESSO_SVG_MAX_BYTES', 10 * MiB, 'Largest SVG accepted'),
+      svgMaxDepth: int(
+        env,
+        'PRESSO_SVG_MAX_DEPTH',
+        256,
+        'Deepest element nesting accepted in an SVG',
+        1,
+        100_000,
+      ),
     },
     bootstrapAccount: optionalStr(
       env,

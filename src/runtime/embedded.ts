@@ -71,7 +71,7 @@ export async function openEmbeddedServices(config: Config, logger: Logger): Prom
     serviceName: config.service.name,
     siteUrl: config.service.siteUrl,
   });
-  const processors = new ProcessorRegistry([createImageProcessor()]);
+  const processors = new ProcessorRegistry([createImageProcessor(config.images)]);
   const parser = new RequestParser(processors);
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound },

@@ -5,7 +5,6 @@ import { after, before, describe, test } from 'node:test';
 import { basic, bearer, startTestPresso, type TestPresso } from '../support/presso.ts';
 import { assertErrorBody, UUID } from './helpers.ts';
 
-
 describe('authentication', () => {
   let presso: TestPresso;
   before(async () => {

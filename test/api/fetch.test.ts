@@ -32,7 +32,10 @@ describe('POST /1.0/fetch', () => {
 
   test('downloads with the default headers and processes the file', async () => {
     const before = source.requests.length;
-    const response = await presso.fetchJson({ url: `${source.origin}/pics/cat.png`, image: { format: 'webp' } });
+    const response = await presso.fetchJson({
+      url: `${source.origin}/pics/cat.png`,
+      image: { format: 'webp' },
+    });
     assert.equal(response.status, 200);
     const result = (await response.json()) as CompletedResult;
     const req = source.requests[before]!;

@@ -22,7 +22,6 @@ export async function assertErrorBody(response: Response, status: number): Promi
   return body;
 }
 
-
 export interface Descriptor {
   name: string;
   type: string;

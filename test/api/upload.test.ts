@@ -104,6 +104,24 @@ describe('POST /1.0/upload', () => {
     assert.equal((await decode(output)).format, 'png');
   });
 
+  for (const [name, path] of [
+    ['a palette PNG', corpus.palettePng],
+    ['an RGBA PNG', corpus.alphaPng],
+  ] as const) {
+    test(`${name} with default compression is never larger than its input`, async () => {
+      const input = await readFile(path);
+      const response = await presso.upload(path);
+      assert.equal(response.status, 200);
+      const result = (await response.json()) as CompletedResult;
+      assert.equal(result.output.format, 'png');
+      assert.ok(result.output.size <= input.length, `${result.output.size} <= ${input.length}`);
+      const output = await download(presso, result);
+      const [a, b] = [await decode(output), await decode(input)];
+      assert.deepEqual([a.width, a.height, a.hasAlpha], [b.width, b.height, b.hasAlpha]);
+      assert.ok((await psnr(output, input)) > 30);
+    });
+  }
+
   test('invalid JSON in data is 422 on the field data', async () => {
     const response = await presso.upload(corpus.chelsea, '{"image": ');
     const body = await assertErrorBody(response, 422);
@@ -171,7 +189,12 @@ describe('POST /1.0/upload', () => {
   });
 
   test('a file of no supported kind is 415', async () => {
-    const response = await presso.upload(Buffer.from('just some text, not an image'), undefined, undefined, 'a.txt');
+    const response = await presso.upload(
+      Buffer.from('just some text, not an image'),
+      undefined,
+      undefined,
+      'a.txt',
+    );
     await assertErrorBody(response, 415);
   });
 });

@@ -109,14 +109,22 @@ describe('webhooks', () => {
     assert.equal(hooks.length, 3);
     for (const hook of hooks) {
       assert.equal(hook.headers['webhook-id'], delivery!.id);
-      assert.equal(verifyWebhook(presso.account.webhookSecret, hook.headers, hook.body.toString('utf8')), true);
+      assert.equal(
+        verifyWebhook(presso.account.webhookSecret, hook.headers, hook.body.toString('utf8')),
+        true,
+      );
       assert.deepEqual(hook.body, hooks[0]!.body);
     }
   });
 
   test('a failed job is delivered with the failed record', async () => {
     const before = receiver.requests.length;
-    const response = await presso.upload(Buffer.from('not an image'), { webhook: { url: `${receiver.origin}/fail` } }, undefined, 'x.txt');
+    const response = await presso.upload(
+      Buffer.from('not an image'),
+      { webhook: { url: `${receiver.origin}/fail` } },
+      undefined,
+      'x.txt',
+    );
     assert.equal(response.status, 202);
     const { id } = (await response.json()) as { id: string };
     const hook = (await receiver.waitFor(before + 1)).slice(before).find((r) => r.url === '/fail');
@@ -137,7 +145,7 @@ describe('webhooks', () => {
     );
   });
 
-  test('listing the deliveries of another account\'s job is 404', async () => {
+  test("listing the deliveries of another account's job is 404", async () => {
     const response = await presso.upload(corpus.chelsea, { webhook: { url: `${receiver.origin}/hook` } });
     const { id } = (await response.json()) as { id: string };
     const other = await presso.createAccount('other-webhooks');

@@ -9,7 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { Agent, FormData, fetch, type RequestInit, type Response } from 'undici';
+import { Agent, FormData, fetch, Headers, type RequestInit, type Response } from 'undici';
 import type { Account } from '../../src/accounts/account-store.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
@@ -71,7 +71,7 @@ export function testClient(baseUrl: string, key: string, ca: string | undefined)
   });
   const request = (path: string, init: TestRequestInit = {}) => {
     const { auth = bearer(key), headers, ...rest } = init;
-    const merged = new Headers(headers as HeadersInit | undefined);
+    const merged = new Headers(headers);
     if (auth !== false && !merged.has('authorization')) merged.set('authorization', auth);
     return fetch(new URL(path, baseUrl), { ...rest, headers: merged, dispatcher });
   };
@@ -100,11 +100,13 @@ export function testClient(baseUrl: string, key: string, ca: string | undefined)
       for (;;) {
         const response = await request(`/1.0/jobs/${id}`);
         const body = (await response.json()) as Record<string, unknown>;
-        if (response.status !== 200) throw new Error(`GET /1.0/jobs/${id}: ${response.status} ${JSON.stringify(body)}`);
+        if (response.status !== 200)
+          throw new Error(`GET /1.0/jobs/${id}: ${response.status} ${JSON.stringify(body)}`);
         if (body.status === 'completed' || body.status === 'failed') return body;
         // Retry-After is honoured as an upper bound; tests poll faster to stay quick.
         const retryAfter = Number(response.headers.get('retry-after') ?? 1);
-        if (Date.now() > deadline) throw new Error(`job ${id} still ${String(body.status)} after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`job ${id} still ${String(body.status)} after ${timeoutMs} ms`);
         await sleep(Math.min(retryAfter * 1000, 200));
       }
     },
@@ -194,7 +196,21 @@ export async function spawnPresso(
   env: Record<string, string> = {},
   port?: number,
 ): Promise<SpawnedPresso> {
-  const chosen = port ?? (await freePort());
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await spawnOnce(dataDir, env, port ?? (await freePort()));
+    } catch (error) {
+      // Another process took the probed port before the child bound it: try another one.
+      if (port !== undefined || attempt >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function spawnOnce(
+  dataDir: string,
+  env: Record<string, string>,
+  chosen: number,
+): Promise<SpawnedPresso> {
   const child = spawn(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
     cwd: repoRoot,
     env: {

@@ -3,6 +3,7 @@
  * UUIDv4 and the link stops working at expiry (410). Serves ETag (the SHA-1), Range and a
  * Content-Disposition with the file name.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { GoneError, NotFoundError, PressoError } from '../../errors/catalog.ts';
 import type { ByteRange, FileStore } from '../../files/file-store.ts';
@@ -82,7 +83,9 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
       } else {
         reply.header('content-length', stored.size);
       }
-      if (request.method === 'HEAD') return reply.send();
+      // Fastify's HEAD handling rewrites Content-Length to 0 for an empty payload but keeps it for a
+      // stream (whose body it drops), so HEAD answers with an empty stream rather than nothing.
+      if (request.method === 'HEAD') return reply.send(Readable.from([]));
       return reply.send(await options.files.read(output.key, range));
     },
   );

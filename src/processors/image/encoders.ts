@@ -1,29 +1,57 @@
 /**
- * Output settings per format and compression level. These are first settings chosen from the sharp
- * documentation and timings on a 2-core machine; a later issue tunes them against a perceptual metric.
+ * Output settings per format and compression level. Lossy levels are defined by perceptual targets
+ * (quality/targets.ts); the encoder quality that reaches the target is searched per image on a proxy
+ * (quality/search.ts), starting from a default tuned on the corpus (docs/benchmarks.md). PNG tries a
+ * libimagequant palette first and falls back to lossless when the palette misses the target.
  */
+import { writeFile } from 'node:fs/promises';
 import type { Sharp } from 'sharp';
 import type { CompressionLevel, RasterFormat } from './params.ts';
+import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
+import { scorePixels } from './quality/score.ts';
+import { searchQuality } from './quality/search.ts';
+import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
+import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
-type LossyLevel = Exclude<CompressionLevel, 'lossless'>;
-
-/** mozjpeg (trellis quantisation, progressive scans) gives ~25 % smaller files than libjpeg at equal quality. */
-const JPEG_QUALITY: Record<LossyLevel, number> = { medium: 82, high: 75, ultra: 62 };
+/**
+ * mozjpeg (trellis quantisation, progressive scans with optimised scan script and Huffman tables, the
+ * ImageMagick quantisation table) gives ~25 % smaller files than libjpeg-turbo at equal quality. `quality`
+ * is the starting point of the search (the corpus median that meets the target) and the setting used when
+ * the search is off; `min`/`max` bound the search. 4:2:0 chroma won on the corpus at every level.
+ */
+const JPEG: Record<LossyLevel, { quality: number; min: number; max: number }> = {
+  medium: { quality: 83, min: 60, max: 97 },
+  high: { quality: 78, min: 45, max: 95 },
+  ultra: { quality: 62, min: 30, max: 90 },
+};
 /** Used only when a lossless request must re-encode a JPEG (rotation, resize, colour conversion). */
 const JPEG_NEAR_LOSSLESS_QUALITY = 95;
 
 /** libimagequant picks the fewest palette colours that reach this quality (0–100). */
 const PNG_PALETTE_QUALITY: Record<LossyLevel, number> = { medium: 90, high: 80, ultra: 65 };
 
-const WEBP: Record<LossyLevel, { quality: number; effort: number }> = {
-  medium: { quality: 80, effort: 4 },
-  high: { quality: 75, effort: 5 },
-  ultra: { quality: 60, effort: 6 },
+/** WebP: effort 4 (5–6 cost 1.5–2× the time for ~1–2 %), sharp-YUV (smartSubsample) keeps colour edges. */
+const WEBP_EFFORT = 4;
+const WEBP: Record<LossyLevel, { quality: number; min: number; max: number }> = {
+  medium: { quality: 93, min: 70, max: 100 },
+  high: { quality: 90, min: 60, max: 98 },
+  ultra: { quality: 83, min: 40, max: 95 },
 };
 
 /** AVIF effort stays at 2: effort 4 takes 10–30 s per 12 MP photo on two cores, effort 2 about 2–5 s. */
 const AVIF_EFFORT = 2;
-const AVIF_QUALITY: Record<LossyLevel, number> = { medium: 60, high: 50, ultra: 40 };
+const AVIF: Record<LossyLevel, { quality: number; min: number; max: number }> = {
+  medium: { quality: 76, min: 40, max: 95 },
+  high: { quality: 64, min: 30, max: 92 },
+  ultra: { quality: 47, min: 20, max: 85 },
+};
+
+/**
+ * JPEG XL (cjxl, written by output.ts): lossy levels as a Butteraugli distance (`cjxl -d`), the encoder's own
+ * perceptual target. Starting values from libjxl's guidance (d 1.0 ≈ visually lossless); not yet tuned on
+ * the corpus against the SSIMULACRA 2 targets.
+ */
+export const JXL_DISTANCE: Record<LossyLevel, number> = { medium: 1.0, high: 1.5, ultra: 2.5 };
 
 /**
  * GIF: reusing the input palette matters most (a fresh palette per frame tripled a 24-frame GIF); the
@@ -43,13 +71,15 @@ const GIF: Record<
 export interface EncodeContext {
   level: CompressionLevel;
   hasAlpha: boolean;
+  /** Encoder quality for the lossy JPEG/WebP/AVIF/TIFF settings; default: the level's tuned value. */
+  quality?: number;
 }
 
 /** Sets the output format and its options on `pipeline` (sharp encodes when the output is written). */
 export function applyEncoder(
   pipeline: Sharp,
   format: RasterFormat,
-  { level, hasAlpha }: EncodeContext,
+  { level, hasAlpha, quality }: EncodeContext,
 ): Sharp {
   switch (format) {
     case 'jpeg':
@@ -57,32 +87,143 @@ export function applyEncoder(
       if (hasAlpha) pipeline = pipeline.flatten({ background: '#ffffff' });
       return level === 'lossless'
         ? pipeline.jpeg({ mozjpeg: true, quality: JPEG_NEAR_LOSSLESS_QUALITY, chromaSubsampling: '4:4:4' })
-        : pipeline.jpeg({ mozjpeg: true, quality: JPEG_QUALITY[level] });
+        : pipeline.jpeg({ mozjpeg: true, quality: quality ?? JPEG[level].quality });
     case 'png':
       return level === 'lossless'
         ? pipeline.png({ palette: false, compressionLevel: 9, adaptiveFiltering: true })
-        : pipeline.png({
-            palette: true,
-            quality: PNG_PALETTE_QUALITY[level],
-            effort: 10,
-            compressionLevel: 9,
-          });
+        : pipeline.png(pngPaletteOptions(PNG_PALETTE_QUALITY[level]));
     case 'webp':
       return level === 'lossless'
         ? pipeline.webp({ lossless: true, effort: 6 })
-        : pipeline.webp({ ...WEBP[level], alphaQuality: 90, smartSubsample: true });
+        : pipeline.webp({
+            quality: quality ?? WEBP[level].quality,
+            effort: WEBP_EFFORT,
+            alphaQuality: 90,
+            smartSubsample: true,
+          });
     case 'avif':
       return level === 'lossless'
         ? pipeline.avif({ lossless: true, effort: AVIF_EFFORT })
-        : pipeline.avif({ quality: AVIF_QUALITY[level], effort: AVIF_EFFORT });
+        : pipeline.avif({ quality: quality ?? AVIF[level].quality, effort: AVIF_EFFORT });
     case 'gif':
       return pipeline.gif({ ...GIF[level], reuse: true });
     case 'tiff':
       // libtiff's JPEG compression has no alpha channel support: deflate keeps transparency.
       return level === 'lossless' || hasAlpha
         ? pipeline.tiff({ compression: 'deflate', predictor: 'horizontal' })
-        : pipeline.tiff({ compression: 'jpeg', quality: JPEG_QUALITY[level] });
+        : pipeline.tiff({ compression: 'jpeg', quality: quality ?? JPEG[level].quality });
   }
+}
+
+function pngPaletteOptions(quality: number) {
+  return { palette: true, quality, effort: 10, compressionLevel: 9, dither: 1 } as const;
+}
+
+/** What the processor writes: a sharp pipeline with its encoder set, or bytes already encoded. */
+export interface EncodedOutput {
+  toFile(path: string): Promise<{ size: number }>;
+}
+
+export interface TunedEncodeContext extends EncodeContext {
+  /** The pipeline decodes several frames (no search on animations). */
+  animated?: boolean;
+}
+
+/** What the search did, for the benchmark and tests. */
+export interface TuningReport {
+  quality?: number;
+  trials: number;
+  proxyScore?: number;
+  fallback?: 'lossless';
+}
+
+/**
+ * Like `applyEncoder`, but for lossy JPEG/WebP/AVIF it first searches the lowest quality that meets the
+ * level's target on a proxy of this image, and lossy PNG keeps its palette only when the palette meets
+ * the target (otherwise lossless). When the search cannot run (any decode error), the level's tuned
+ * defaults are used and the error surfaces when the output is written.
+ */
+export async function applyTunedEncoder(
+  pipeline: Sharp,
+  format: RasterFormat,
+  context: TunedEncodeContext,
+  report: TuningReport = { trials: 0 },
+): Promise<EncodedOutput> {
+  const { level } = context;
+  if (level === 'lossless' || context.animated || context.quality !== undefined) {
+    return applyEncoder(pipeline, format, context);
+  }
+  try {
+    if (format === 'jpeg' || format === 'webp' || format === 'avif') {
+      const quality = await searchFormatQuality(pipeline, format, level, context.hasAlpha, report);
+      return applyEncoder(pipeline, format, { ...context, quality });
+    }
+    if (format === 'png') return await palettePngOrLossless(pipeline, level, report);
+  } catch {
+    // Fall through: the plain encoder reports decode problems where the caller expects them.
+  }
+  return applyEncoder(pipeline, format, context);
+}
+
+const RANGES = { jpeg: JPEG, webp: WEBP, avif: AVIF } as const;
+
+/** Pixels the output will be scored against (JPEG has no alpha: flattened on white first). */
+async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbImage> {
+  const source = flatten ? pipeline.clone().flatten({ background: '#ffffff' }) : pipeline.clone();
+  return decodeRgb(source);
+}
+
+export async function searchFormatQuality(
+  pipeline: Sharp,
+  format: 'jpeg' | 'webp' | 'avif',
+  level: LossyLevel,
+  hasAlpha: boolean,
+  report: TuningReport = { trials: 0 },
+): Promise<number> {
+  const range = RANGES[format][level];
+  const proxy = mosaic(await referencePixels(pipeline, format === 'jpeg' && hasAlpha), SEARCH_MOSAIC);
+  const result = await searchQuality({
+    min: range.min,
+    max: range.max,
+    start: range.quality,
+    target: QUALITY_TARGETS[level] + PROXY_MARGIN,
+    ...SEARCH_LIMITS,
+    trial: async (quality) => {
+      const encoded = await applyEncoder(sharpFromRgb(proxy), format, {
+        level,
+        hasAlpha: proxy.channels === 4,
+        quality,
+      }).toBuffer();
+      return ssimulacra2(proxy, await decodeRgb(encoded));
+    },
+  });
+  report.quality = result.quality;
+  report.trials = result.trials.length;
+  report.proxyScore = result.score;
+  return result.quality;
+}
+
+/** Palette PNG when it meets the target (scored on the same mosaic of the full output), else lossless. */
+async function palettePngOrLossless(
+  pipeline: Sharp,
+  level: LossyLevel,
+  report: TuningReport,
+): Promise<EncodedOutput> {
+  const reference = await referencePixels(pipeline, false);
+  const palette = await pipeline.clone().png(pngPaletteOptions(PNG_PALETTE_QUALITY[level])).toBuffer();
+  report.trials = 1;
+  const score = scorePixels(reference, await decodeRgb(palette), SEARCH_MOSAIC);
+  report.proxyScore = score;
+  if (score >= QUALITY_TARGETS[level] + PROXY_MARGIN) {
+    return {
+      async toFile(path) {
+        await writeFile(path, palette);
+        return { size: palette.length };
+      },
+    };
+  }
+  report.fallback = 'lossless';
+  return applyEncoder(pipeline, 'png', { level: 'lossless', hasAlpha: false });
 }
 
 /** Formats whose sharp encoder writes every frame of an animation. */

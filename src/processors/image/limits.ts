@@ -55,12 +55,7 @@ export class Deadline {
 }
 
 /** Refuses an input from its header: more pixels (over all frames) or frames than the limits allow. */
-export function checkPixelLimits(
-  width: number,
-  height: number,
-  frames: number,
-  limits: ImageLimits,
-): void {
+export function checkPixelLimits(width: number, height: number, frames: number, limits: ImageLimits): void {
   if (!(width > 0 && height > 0)) {
     throw new UnprocessableInputError('The image header gives no valid width and height.');
   }

@@ -4,6 +4,7 @@
  */
 import exifReader from 'exif-reader';
 import type { Metadata } from 'sharp';
+import { iccDescription } from './icc.ts';
 
 export interface ImageMetadata {
   /** Displayed size, after the EXIF orientation is applied (the output's pixels are oriented too). */
@@ -17,6 +18,12 @@ export interface ImageMetadata {
   orientation: number;
   /** Pixels per inch, when the file says. */
   density: number | undefined;
+  /** Bits per channel of the decoded pixels (8, 16, 32 …). */
+  bitDepth: number | undefined;
+  /** Embedded colour profile: presence and its description. */
+  icc: { present: boolean; description?: string };
+  iptc: { present: boolean };
+  xmp: { present: boolean };
   exif: Record<string, ExifValue>;
   gps?: { latitude: number; longitude: number };
   [key: string]: unknown;
@@ -51,11 +58,32 @@ export function describeImage(meta: Metadata, format: string): ImageMetadata {
     space: meta.space,
     orientation: meta.orientation ?? 1,
     density: meta.density,
+    bitDepth: BIT_DEPTH[meta.depth ?? ''],
+    icc: iccFacts(meta.icc),
+    iptc: { present: meta.iptc !== undefined && meta.iptc.length > 0 },
+    xmp: { present: meta.xmp !== undefined && meta.xmp.length > 0 },
     exif: exif === undefined ? {} : flattenExif(exif),
   };
   const gps = exif === undefined ? undefined : gpsPosition(exif.GPSInfo);
   if (gps !== undefined) result.gps = gps;
   return result;
+}
+
+const BIT_DEPTH: Record<string, number> = {
+  uchar: 8,
+  char: 8,
+  ushort: 16,
+  short: 16,
+  uint: 32,
+  int: 32,
+  float: 32,
+  double: 64,
+};
+
+function iccFacts(icc: Buffer | undefined): ImageMetadata['icc'] {
+  if (icc === undefined || icc.length === 0) return { present: false };
+  const description = iccDescription(icc);
+  return description === undefined ? { present: true } : { present: true, description };
 }
 
 type ExifTags = ReturnType<typeof exifReader>;

@@ -1,16 +1,19 @@
 /**
- * The `image` parameter namespace: its JSON Schema (part of the public API), the cross-field rules the
- * schema cannot express, and the resolved form the processor works with (defaults applied).
+ * The `image` parameter namespace: its JSON Schema (part of the public API) and the resolved form the
+ * processor works with (defaults applied). Cross-field rules are in params-check.ts.
  */
 import { type Static, Type } from 'typebox';
-import type { FieldError } from '../../errors/catalog.ts';
 
 export const COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type CompressionLevel = (typeof COMPRESSION_LEVELS)[number];
 
-/** Formats the processor writes from pixels. */
+/** Formats the processor writes from pixels with sharp. */
 export const RASTER_OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff'] as const;
 export type RasterFormat = (typeof RASTER_OUTPUT_FORMATS)[number];
+
+/** Formats written by other means: cjxl, our ICO writer, the SVG sanitiser (SVG input only). */
+export const EXTRA_OUTPUT_FORMATS = ['jxl', 'ico', 'svg'] as const;
+export type OutputFormat = RasterFormat | (typeof EXTRA_OUTPUT_FORMATS)[number];
 
 export const GRAVITIES = [
   'center',
@@ -27,10 +30,19 @@ export const GRAVITIES = [
 ] as const;
 export type Gravity = (typeof GRAVITIES)[number];
 
-const MAX_DIMENSION = 16384;
+export const RESIZE_MODES = ['auto', 'fit', 'exact', 'pad'] as const;
+export const METADATA_MODES = ['strip', 'keep', 'copyright'] as const;
+export type MetadataMode = (typeof METADATA_MODES)[number];
+
+export const MAX_DIMENSION = 16384;
+/** CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
+export const HEX_COLOUR = '^#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$';
 
 const dimension = (description: string) =>
   Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DIMENSION, description }));
+
+const offset = (description: string) => Type.Integer({ minimum: 0, maximum: 1_000_000, description });
+const length = (description: string) => Type.Integer({ minimum: 1, maximum: 1_000_000, description });
 
 export const imageParamsSchema = Type.Object(
   {
@@ -42,9 +54,11 @@ export const imageParamsSchema = Type.Object(
       }),
     ),
     format: Type.Optional(
-      Type.Enum([...RASTER_OUTPUT_FORMATS, 'auto'], {
+      Type.Enum([...RASTER_OUTPUT_FORMATS, ...EXTRA_OUTPUT_FORMATS, 'auto'], {
         description:
-          'Output format; default is the input format. `auto` keeps the smallest of WebP, AVIF and the input format.',
+          'Output format; default is the input format. `auto` keeps the smallest of WebP, AVIF and the input ' +
+          'format. `jxl` is JPEG XL (lossless JPEG recompression for JPEG input at `lossless`), `ico` an icon ' +
+          'with the standard sizes up to 256, `svg` only from SVG input.',
       }),
     ),
     resize: Type.Optional(
@@ -53,10 +67,11 @@ export const imageParamsSchema = Type.Object(
           width: dimension('Target width in pixels.'),
           height: dimension('Target height in pixels.'),
           mode: Type.Optional(
-            Type.Enum(['auto', 'fit'], {
+            Type.Enum(RESIZE_MODES, {
               default: 'auto',
               description:
-                '`auto` keeps the aspect ratio and fits inside the box; `fit` covers the box and crops around `gravity`.',
+                '`auto` keeps the aspect ratio and fits inside the box; `fit` covers the box and crops around ' +
+                '`gravity`; `exact` stretches to the box; `pad` fits inside and fills the rest with `background`.',
             }),
           ),
           gravity: Type.Optional(
@@ -66,9 +81,55 @@ export const imageParamsSchema = Type.Object(
                 'Which part of the image `fit` keeps; `attention` and `entropy` pick it from content.',
             }),
           ),
+          background: Type.Optional(
+            Type.String({
+              pattern: HEX_COLOUR,
+              description:
+                'Fill colour of `pad` as CSS hex (`#ffffff`, `#00000000`); default transparent when the output ' +
+                'format has alpha, else white.',
+            }),
+          ),
+          upscale: Type.Optional(
+            Type.Boolean({ default: true, description: '`false` never enlarges the image.' }),
+          ),
         },
         { additionalProperties: false },
       ),
+    ),
+    crop: Type.Optional(
+      Type.Object(
+        {
+          x: offset('Left edge in pixels of the oriented image.'),
+          y: offset('Top edge in pixels of the oriented image.'),
+          width: length('Width of the region.'),
+          height: length('Height of the region.'),
+        },
+        {
+          additionalProperties: false,
+          description: 'Region to keep, applied after orientation and before rotate, flip and resize.',
+        },
+      ),
+    ),
+    rotate: Type.Optional(
+      Type.Enum([90, 180, 270], { description: 'Clockwise rotation in degrees, after the crop.' }),
+    ),
+    flip: Type.Optional(Type.Boolean({ default: false, description: 'Mirror top to bottom.' })),
+    flop: Type.Optional(Type.Boolean({ default: false, description: 'Mirror left to right.' })),
+    metadata: Type.Optional(
+      Type.Enum(METADATA_MODES, {
+        default: 'strip',
+        description:
+          '`strip` removes EXIF/XMP/IPTC and converts colour to sRGB; `keep` keeps them and the ICC profile; ' +
+          '`copyright` keeps only copyright and creator. Orientation is always applied to the pixels.',
+      }),
+    ),
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000,
+        description:
+          'Page of a multi-page TIFF or entry of an ICO to use (0-based); default first page / largest icon.',
+      }),
     ),
   },
   { additionalProperties: false, description: 'Parameters for image files.' },
@@ -77,33 +138,32 @@ export const imageParamsSchema = Type.Object(
 export type ImageParams = Static<typeof imageParamsSchema>;
 
 export type ResizeRequest =
-  | { mode: 'auto'; width: number | undefined; height: number | undefined }
-  | { mode: 'fit'; width: number; height: number; gravity: Gravity };
+  | { mode: 'auto'; width: number | undefined; height: number | undefined; upscale: boolean }
+  | { mode: 'fit'; width: number; height: number; gravity: Gravity; upscale: boolean }
+  | { mode: 'exact'; width: number; height: number; upscale: boolean }
+  | { mode: 'pad'; width: number; height: number; background: string | undefined; upscale: boolean };
 
-export interface ResolvedImageParams {
-  compression: CompressionLevel;
-  /** undefined: keep the input format. */
-  format: RasterFormat | 'auto' | undefined;
+export interface CropRequest {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface GeometryRequest {
+  crop: CropRequest | undefined;
+  rotate: 0 | 90 | 180 | 270;
+  flip: boolean;
+  flop: boolean;
   resize: ResizeRequest | undefined;
 }
 
-/**
- * Rules across fields. The params may be schema-invalid (the request parser runs this rule even then
- * to report every mistake at once), so every value is type-checked before use.
- */
-export function checkImageParams(params: Record<string, unknown>, namespace: string): FieldError[] {
-  const resize = params.resize;
-  if (resize === null || typeof resize !== 'object' || Array.isArray(resize)) return [];
-  const { width, height, mode } = resize as Record<string, unknown>;
-  const field = `${namespace}.resize`;
-  if (mode === undefined || mode === 'auto') {
-    if (width === undefined && height === undefined) {
-      return [{ field, message: 'resize mode auto needs at least one of width or height' }];
-    }
-  } else if (mode === 'fit' && (width === undefined || height === undefined)) {
-    return [{ field, message: 'resize mode fit needs both width and height' }];
-  }
-  return [];
+export interface ResolvedImageParams extends GeometryRequest {
+  compression: CompressionLevel;
+  /** undefined: keep the input format. */
+  format: OutputFormat | 'auto' | undefined;
+  metadata: MetadataMode;
+  page: number | undefined;
 }
 
 /** Applies defaults to schema-valid params that passed `checkImageParams`. */
@@ -113,16 +173,25 @@ export function resolveImageParams(params: Record<string, unknown>): ResolvedIma
     compression: p.compression ?? 'high',
     format: p.format,
     resize: resolveResize(p.resize),
+    crop: p.crop,
+    rotate: (p.rotate ?? 0) as GeometryRequest['rotate'],
+    flip: p.flip ?? false,
+    flop: p.flop ?? false,
+    metadata: p.metadata ?? 'strip',
+    page: p.page,
   };
 }
 
 function resolveResize(resize: ImageParams['resize']): ResizeRequest | undefined {
   if (resize === undefined) return undefined;
-  if (resize.mode === 'fit') {
-    if (resize.width === undefined || resize.height === undefined) {
-      throw new Error('resize mode fit without both dimensions must be rejected by checkImageParams');
-    }
-    return { mode: 'fit', width: resize.width, height: resize.height, gravity: resize.gravity ?? 'center' };
+  const upscale = resize.upscale ?? true;
+  const mode = resize.mode ?? 'auto';
+  if (mode === 'auto') return { mode, width: resize.width, height: resize.height, upscale };
+  const { width, height } = resize;
+  if (width === undefined || height === undefined) {
+    throw new Error(`resize mode ${mode} without both dimensions must be rejected by checkImageParams`);
   }
-  return { mode: 'auto', width: resize.width, height: resize.height };
+  if (mode === 'fit') return { mode, width, height, gravity: resize.gravity ?? 'center', upscale };
+  if (mode === 'pad') return { mode, width, height, background: resize.background, upscale };
+  return { mode, width, height, upscale };
 }

@@ -1,92 +1,133 @@
 /**
- * Decoding and geometry: opens the input with the service's safety limits, inspects it, and builds the
- * sharp pipeline (orientation, resize, colour) that every output format is encoded from.
+ * Decoding, geometry, colour and output metadata: builds the sharp pipeline every output format is
+ * encoded from. Each call decodes anew, so several output formats can be tried from the same input.
  */
-import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
-import { UnprocessableInputError, UnsupportedMediaError } from '../../errors/catalog.ts';
-import type { ResizeRequest } from './params.ts';
-
-export interface InputLimits {
-  /** Larger inputs are refused before decoding (decompression bombs). */
-  maxPixels: number;
-}
-
-export interface InspectedInput {
-  meta: Metadata;
-  /** More than one frame in a format whose frames are an animation (GIF, WebP), not pages (TIFF). */
-  animated: boolean;
-}
-
-function baseOptions(limits: InputLimits): SharpOptions {
-  // failOn 'error': refuse truncated/corrupt data instead of returning grey half-images.
-  return { failOn: 'error', limitInputPixels: limits.maxPixels };
-}
-
-export async function inspectInput(path: string, limits: InputLimits): Promise<InspectedInput> {
-  const meta = await sharp(path, baseOptions(limits))
-    .metadata()
-    .catch((error: unknown) => {
-      throw toInputError(error);
-    });
-  // The prebuilt libvips decodes only AV1-coded HEIF; iPhone photos are HEVC-coded.
-  if (meta.format === 'heif' && meta.compression === 'hevc') {
-    throw new UnprocessableInputError(
-      'HEVC-coded HEIC images are not decodable yet; AV1-coded HEIF (AVIF) is.',
-    );
-  }
-  const frames = meta.pages ?? 1;
-  const animated = frames > 1 && (meta.format === 'gif' || meta.format === 'webp');
-  return { meta, animated };
-}
+import exifReader from 'exif-reader';
+import sharp, { type Sharp } from 'sharp';
+import { applyGeometry } from './geometry.ts';
+import type { Deadline, ImageLimits } from './limits.ts';
+import type { CompressionLevel, GeometryRequest, MetadataMode } from './params.ts';
+import { type ImageSource, safetyOptions } from './source.ts';
 
 export interface PipelineOptions {
-  limits: InputLimits;
+  limits: ImageLimits;
+  deadline: Deadline;
   /** Decode all frames (only when the output format can hold them). */
   animated: boolean;
-  resize: ResizeRequest | undefined;
+  geometry: GeometryRequest;
+  level: CompressionLevel;
+  metadata: MetadataMode;
+  /** The output format keeps alpha. */
+  alphaOutput: boolean;
+  /** The output format can store 16 bits per channel (PNG, TIFF, the PNG that feeds cjxl). */
+  deepOutput: boolean;
 }
 
-/**
- * The decode → orient → resize → sRGB pipeline; the caller adds an encoder. Each call decodes anew, so
- * several output formats can be tried from the same input.
- */
-export function buildPipeline(path: string, inspected: InspectedInput, options: PipelineOptions): Sharp {
-  const animated = options.animated && inspected.animated;
-  let pipeline = sharp(path, { ...baseOptions(options.limits), animated });
-  // EXIF orientation goes into the pixels, because the tag itself is stripped with the rest of the metadata.
-  if ((inspected.meta.orientation ?? 1) > 1) pipeline = pipeline.autoOrient();
-  if (options.resize !== undefined) pipeline = applyResize(pipeline, options.resize, animated);
-  // Output is sRGB: embedded profiles and CMYK are converted so the stripped file still shows the same colours.
-  // Greyscale stays single-channel (smaller); sharp converts it to sRGB only if a profile asks.
-  if (inspected.meta.space !== 'b-w' && inspected.meta.space !== 'grey16')
-    pipeline = pipeline.toColourspace('srgb');
+export function buildPipeline(source: ImageSource, options: PipelineOptions): Sharp {
+  const animated = options.animated && source.animated;
+  let pipeline = sharp(source.path, { ...safetyOptions(options.limits), ...source.open, animated });
+  // The whole job shares one budget; libvips stops a pipeline that runs past it.
+  pipeline = pipeline.timeout({ seconds: options.deadline.remainingSeconds() });
+  pipeline = applyGeometry(pipeline, source, options.geometry, {
+    animated,
+    alphaOutput: options.alphaOutput,
+  });
+  pipeline = applyColour(pipeline, source, options);
+  return applyMetadata(pipeline, source, options.metadata);
+}
+
+function applyColour(pipeline: Sharp, source: ImageSource, options: PipelineOptions): Sharp {
+  const { meta } = source;
+  const grey = meta.space === 'b-w' || meta.space === 'grey16';
+  // 16 bits survive only where nothing is lost anyway: lossless output in a format that stores them.
+  const deep =
+    options.level === 'lossless' &&
+    options.deepOutput &&
+    (meta.depth === 'ushort' || meta.space === 'rgb16' || meta.space === 'grey16');
+  if (options.metadata === 'keep' && meta.icc !== undefined && meta.space !== 'cmyk') {
+    // Kept profile: the pixels stay in its colour space and the profile goes with them.
+    return deep ? pipeline.toColourspace(grey ? 'grey16' : 'rgb16') : pipeline;
+  }
+  // Output is sRGB: embedded profiles and CMYK are converted so the file shows the same colours without
+  // them. Greyscale stays single-channel (smaller).
+  if (deep) return pipeline.toColourspace(grey ? 'grey16' : 'rgb16');
+  if (grey) return meta.space === 'grey16' ? pipeline.toColourspace('b-w') : pipeline;
+  return pipeline.toColourspace('srgb');
+}
+
+function applyMetadata(pipeline: Sharp, source: ImageSource, mode: MetadataMode): Sharp {
+  if (mode === 'strip') return pipeline;
+  const { meta } = source;
+  if (mode === 'keep') {
+    // CMYK profiles cannot describe the sRGB pixels written: keep the rest and tag the pixels sRGB.
+    if (meta.space === 'cmyk') return pipeline.keepExif().keepXmp().withIccProfile('srgb');
+    // sharp resets the EXIF Orientation to 1 when the pixels are oriented.
+    return pipeline.keepMetadata();
+  }
+  const owner = copyrightOf(meta.exif, meta.xmp);
+  if (owner.copyright !== undefined || owner.artist !== undefined) {
+    const ifd0: Record<string, string> = {};
+    if (owner.copyright !== undefined) ifd0.Copyright = owner.copyright;
+    if (owner.artist !== undefined) ifd0.Artist = owner.artist;
+    pipeline = pipeline.withExif({ IFD0: ifd0 }).withXmp(copyrightXmp(owner));
+  }
   return pipeline;
 }
 
-function applyResize(pipeline: Sharp, resize: ResizeRequest, animated: boolean): Sharp {
-  if (resize.mode === 'auto') {
-    return pipeline.resize({ width: resize.width, height: resize.height, fit: 'inside' });
-  }
-  // Content-aware crops (attention, entropy) analyse one image; on a frame strip they would pick a
-  // region across frames, so animations are cropped around the centre.
-  let position: string | number = resize.gravity;
-  if (resize.gravity === 'attention' || resize.gravity === 'entropy') {
-    position = animated ? 'centre' : sharp.strategy[resize.gravity];
-  }
-  return pipeline.resize({ width: resize.width, height: resize.height, fit: 'cover', position });
+export interface Ownership {
+  copyright: string | undefined;
+  artist: string | undefined;
 }
 
-/** Maps a sharp/libvips failure to the service's error for that input problem. */
-export function toInputError(error: unknown): Error {
-  // System errors (disk full, missing work directory) are the server's problem, not the input's.
-  if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string') return error;
-  const message = error instanceof Error ? error.message : String(error);
-  if (/unsupported image format/i.test(message)) {
-    return new UnsupportedMediaError('The file is not an image format this service can read.');
+/** Copyright and creator from EXIF (IFD0 Copyright/Artist), else from XMP (dc:rights/dc:creator). */
+export function copyrightOf(exif: Buffer | undefined, xmp: Buffer | undefined): Ownership {
+  let copyright: string | undefined;
+  let artist: string | undefined;
+  if (exif !== undefined && exif.length > 0) {
+    try {
+      const image = exifReader(exif).Image ?? {};
+      copyright = cleanText(image.Copyright);
+      artist = cleanText(image.Artist);
+    } catch {
+      // Broken EXIF: nothing to keep from it.
+    }
   }
-  if (/exceeds pixel limit/i.test(message)) {
-    return new UnprocessableInputError('The image has more pixels than this server accepts.', error);
-  }
-  const detail = message.split('\n')[0]?.trim() ?? '';
-  return new UnprocessableInputError(`The image is corrupt or truncated: ${detail}`, error);
+  const text = xmp?.toString('utf8') ?? '';
+  copyright ??= cleanText(firstLi(text, 'dc:rights'));
+  artist ??= cleanText(firstLi(text, 'dc:creator'));
+  return { copyright, artist };
+}
+
+function cleanText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.replace(/\0+$/, '').trim();
+  return text === '' ? undefined : text;
+}
+
+function firstLi(xmp: string, element: string): string | undefined {
+  const block = new RegExp(`<${element}\\b[^>]*>([\\s\\S]*?)</${element}>`).exec(xmp)?.[1];
+  const li = block === undefined ? undefined : /<rdf:li\b[^>]*>([\s\S]*?)<\/rdf:li>/.exec(block)?.[1];
+  return li === undefined ? undefined : decodeXml(li);
+}
+
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const decodeXml = (s: string) =>
+  s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => XML_ENTITIES[e] ?? '');
+const encodeXml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => `&${Object.entries(XML_ENTITIES).find(([, v]) => v === c)?.[0]};`);
+
+function copyrightXmp({ copyright, artist }: Ownership): string {
+  const rights =
+    copyright === undefined
+      ? ''
+      : `<dc:rights><rdf:Alt><rdf:li xml:lang="x-default">${encodeXml(copyright)}</rdf:li></rdf:Alt></dc:rights>`;
+  const creator =
+    artist === undefined
+      ? ''
+      : `<dc:creator><rdf:Seq><rdf:li>${encodeXml(artist)}</rdf:li></rdf:Seq></dc:creator>`;
+  return (
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+    `<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">${rights}${creator}` +
+    '</rdf:Description></rdf:RDF></x:xmpmeta>'
+  );
 }

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { ValidationError } from '../../../src/errors/catalog.ts';
@@ -110,5 +113,123 @@ describe('image processor: checkParams', () => {
     assert.equal(schema.additionalProperties, false);
     const resize = schema.properties.resize as { additionalProperties?: boolean };
     assert.equal(resize.additionalProperties, false);
+  });
+});
+
+describe('image processor: resize modes, crop, rotate, flip', () => {
+  it('exact stretches to the box', async () => {
+    const out = await decode(
+      (await runImage(corpus.chelsea, { resize: { width: 100, height: 100, mode: 'exact' } })).path,
+    );
+    assert.deepEqual([out.width, out.height], [100, 100]);
+    const result = await runImage(corpus.chelsea, { resize: { width: 100, height: 100, mode: 'exact' } });
+    assert.ok((await psnr(result.path, sharp(corpus.chelsea).resize(100, 100, { fit: 'fill' }))) > 35);
+  });
+
+  it('pad fits inside and fills transparent (PNG), white (JPEG) or the given colour', async () => {
+    const box = { width: 200, height: 200, mode: 'pad' } as const;
+    const png = await runImage(corpus.chelsea, { format: 'png', compression: 'lossless', resize: box });
+    const px = async (path: string, x: number, y: number) => {
+      const { data, info } = await sharp(path).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      assert.deepEqual([info.width, info.height], [200, 200]);
+      const o = (y * info.width + x) * 4;
+      return [...data.subarray(o, o + 4)];
+    };
+    assert.equal((await px(png.path, 100, 2))[3], 0, 'band above the image is transparent');
+    assert.equal((await px(png.path, 100, 100))[3], 255, 'the image itself is opaque');
+    const jpeg = await runImage(corpus.chelsea, { format: 'jpeg', resize: box });
+    assert.ok(
+      (await px(jpeg.path, 100, 2)).slice(0, 3).every((v) => v > 245),
+      'white band',
+    );
+    const red = await runImage(corpus.chelsea, { format: 'png', resize: { ...box, background: '#ff0000' } });
+    const [r, g, b] = await px(red.path, 100, 2);
+    assert.ok(r! > 240 && g! < 15 && b! < 15, `band is ${r},${g},${b}`);
+  });
+
+  it('upscale false never enlarges', async () => {
+    const out = await decode(
+      (await runImage(corpus.chelsea, { resize: { width: 2000, upscale: false } })).path,
+    );
+    assert.deepEqual([out.width, out.height], [451, 300]);
+    const up = await decode((await runImage(corpus.chelsea, { resize: { width: 902 } })).path);
+    assert.deepEqual([up.width, up.height], [902, 600]);
+  });
+
+  it('orientation → crop → rotate → flip/flop → resize, as staged operations would do', async () => {
+    // A 180°-oriented phone photo, made small first so staging the reference is quick.
+    const small = await sharp(corpus.rotatedPhoto).resize(400).keepExif().jpeg({ quality: 95 }).toBuffer();
+    assert.equal((await sharp(small).metadata()).orientation, 3);
+    const dir = await mkdtemp(join(tmpdir(), 'presso-geometry-'));
+    const path = join(dir, 'oriented.jpeg');
+    await sharp(small).keepExif().toFile(path);
+    const crop = { x: 30, y: 20, width: 250, height: 180 };
+    for (const rotate of [90, 180, 270] as const) {
+      for (const [flip, flop] of [
+        [true, false],
+        [false, true],
+      ] as const) {
+        const result = await runImage(path, {
+          crop,
+          rotate,
+          flip,
+          flop,
+          resize: { width: 90 },
+          format: 'png',
+        });
+        let staged = await sharp(path).autoOrient().png().toBuffer();
+        staged = await sharp(staged).extract({ left: 30, top: 20, width: 250, height: 180 }).png().toBuffer();
+        staged = await sharp(staged).rotate(rotate).png().toBuffer();
+        if (flip) staged = await sharp(staged).flip().png().toBuffer();
+        if (flop) staged = await sharp(staged).flop().png().toBuffer();
+        const out = await decode(result.path);
+        const h = rotate === 180 ? 65 : 125;
+        assert.deepEqual([out.width, out.height], [90, h], `${rotate} ${flip} ${flop}`);
+        const score = await psnr(result.path, staged);
+        assert.ok(score > 30, `rotate ${rotate} flip ${flip} flop ${flop}: PSNR ${score}`);
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('crop outside the oriented image is a 422 on image.crop naming the size', async () => {
+    await assert.rejects(
+      runImage(corpus.chelsea, { crop: { x: 400, y: 0, width: 100, height: 10 } }),
+      (e: unknown) => {
+        assert.ok(e instanceof ValidationError);
+        assert.equal(e.errors?.[0]?.field, 'image.crop');
+        assert.match(e.errors?.[0]?.message ?? '', /451×300/);
+        return true;
+      },
+    );
+  });
+
+  it('crops and mirrors every frame of an animation; refuses rotate and flip there', async () => {
+    const result = await runImage(corpus.animatedGif, {
+      crop: { x: 2, y: 3, width: 10, height: 20 },
+      flop: true,
+    });
+    const out = await decode(result.path);
+    assert.deepEqual([out.frames, out.width, out.height], [24, 10, 20]);
+    await assert.rejects(runImage(corpus.animatedGif, { rotate: 90 }), (e: unknown) => {
+      assert.ok(e instanceof ValidationError);
+      assert.equal(e.errors?.[0]?.field, 'image.rotate');
+      return true;
+    });
+    // Not animated output: the first frame can be rotated.
+    const png = await decode((await runImage(corpus.animatedGif, { rotate: 90, format: 'png' })).path);
+    assert.deepEqual([png.width, png.height, png.frames], [25, 14, 1]);
+  });
+
+  it('checkParams: one entry per problem with the exact field path', () => {
+    const check = (params: Record<string, unknown>) => processor.checkParams!(params, 'image');
+    assert.deepEqual(check({ resize: { width: 10, mode: 'pad', gravity: 'north', background: '#fff' } }), [
+      { field: 'image.resize', message: 'resize mode pad needs both width and height' },
+      { field: 'image.resize.gravity', message: 'gravity applies only to resize mode fit' },
+    ]);
+    assert.deepEqual(check({ resize: { width: 10, height: 5, mode: 'exact', background: '#fff' } }), [
+      { field: 'image.resize.background', message: 'background applies only to resize mode pad' },
+    ]);
+    assert.deepEqual(check({ resize: { width: 10, height: 5, mode: 'pad', background: '#00000000' } }), []);
   });
 });

@@ -58,3 +58,18 @@ describe('image processor: metadata', () => {
     assert.equal(result.metadata, undefined);
   });
 });
+
+describe('image processor: colour and profile facts', () => {
+  it('reports the ICC description, bit depth, IPTC/XMP presence and colour space', async () => {
+    const canon = await runImage(corpus.canonPhoto, { resize: { width: 100 } }, { wantMetadata: true });
+    const meta = canon.metadata as Record<string, unknown>;
+    assert.deepEqual(meta.icc, { present: true, description: 'GIMP built-in sRGB' });
+    assert.deepEqual(
+      [meta.bitDepth, meta.space, meta.iptc, meta.xmp],
+      [8, 'srgb', { present: false }, { present: false }],
+    );
+    const png = await runImage(corpus.alphaPng, { resize: { width: 100 } }, { wantMetadata: true });
+    const pngMeta = png.metadata as Record<string, unknown>;
+    assert.deepEqual([pngMeta.hasAlpha, pngMeta.icc, pngMeta.gps], [true, { present: false }, undefined]);
+  });
+});

@@ -58,11 +58,11 @@ const WEIGHTS = [
 interface Planes {
   width: number;
   height: number;
-  p: [Float64Array, Float64Array, Float64Array];
+  p: [Float32Array, Float32Array, Float32Array];
 }
 
 const SRGB_TO_LINEAR = (() => {
-  const table = new Float64Array(256);
+  const table = new Float32Array(256);
   for (let i = 0; i < 256; i++) {
     const v = i / 255;
     table[i] = v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
@@ -72,7 +72,7 @@ const SRGB_TO_LINEAR = (() => {
 
 function planes(width: number, height: number): Planes {
   const n = width * height;
-  return { width, height, p: [new Float64Array(n), new Float64Array(n), new Float64Array(n)] };
+  return { width, height, p: [new Float32Array(n), new Float32Array(n), new Float32Array(n)] };
 }
 
 /** 8-bit sRGB (alpha blended on `background`, in sRGB as the reference does) → linear RGB planes. */
@@ -149,7 +149,7 @@ function toPositiveXyb(lin: Planes): Planes {
 const KERNEL_RADIUS = 5;
 const KERNEL = (() => {
   const sigma = 1.5;
-  const k = new Float64Array(2 * KERNEL_RADIUS + 1);
+  const k = new Float32Array(2 * KERNEL_RADIUS + 1);
   let sum = 0;
   for (let i = -KERNEL_RADIUS; i <= KERNEL_RADIUS; i++) {
     const v = Math.exp(-(i * i) / (2 * sigma * sigma));
@@ -161,7 +161,7 @@ const KERNEL = (() => {
 })();
 
 /** Separable Gaussian (σ 1.5, zero outside the image); `tmp` is scratch of the same size. */
-function blurPlane(src: Float64Array, dst: Float64Array, tmp: Float64Array, width: number, height: number) {
+function blurPlane(src: Float32Array, dst: Float32Array, tmp: Float32Array, width: number, height: number) {
   const R = KERNEL_RADIUS;
   const [k0, k1, k2, k3, k4, k5] = [
     KERNEL[R]!,
@@ -214,13 +214,13 @@ interface ScaleScores {
 function scoreScale(img1: Planes, img2: Planes): ScaleScores {
   const { width, height } = img1;
   const n = width * height;
-  const tmp = new Float64Array(n);
-  const mu1 = new Float64Array(n);
-  const mu2 = new Float64Array(n);
-  const s11 = new Float64Array(n);
-  const s22 = new Float64Array(n);
-  const s12 = new Float64Array(n);
-  const mul = new Float64Array(n);
+  const tmp = new Float32Array(n);
+  const mu1 = new Float32Array(n);
+  const mu2 = new Float32Array(n);
+  const s11 = new Float32Array(n);
+  const s22 = new Float32Array(n);
+  const s12 = new Float32Array(n);
+  const mul = new Float32Array(n);
   const ssim: number[] = [];
   const edge: number[] = [];
   const inv = 1 / n;

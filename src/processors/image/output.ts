@@ -1,0 +1,254 @@
+/**
+ * Producing the output file: the requested format, or for `auto` the smallest format that keeps what
+ * the input has. Raster formats are encoded by sharp through the encoder module; JXL, ICO and SVG are
+ * written here (cjxl, our ICO writer, the sanitised SVG); GIF output also gets gifsicle's optimiser.
+ */
+import { copyFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { formatInfo } from '../../media/formats.ts';
+import type { ProcessRequest } from '../processor.ts';
+import { optimiseGif } from './codecs/gifsicle.ts';
+import { iconSizesFor, writeIcon } from './codecs/ico.ts';
+import { encodeJxl, recompressJpegToJxl } from './codecs/jxl.ts';
+import { applyTunedEncoder, canAnimate, canHoldAlpha } from './encoders.ts';
+import { stripJpegMetadata } from './jpeg-segments.ts';
+import type { Deadline, ImageLimits } from './limits.ts';
+import type { OutputFormat, RasterFormat, ResolvedImageParams } from './params.ts';
+import { buildPipeline } from './pipeline.ts';
+import { toInputError } from './pipeline-errors.ts';
+import type { ImageSource } from './source.ts';
+
+export interface OutputContext {
+  request: ProcessRequest;
+  params: ResolvedImageParams;
+  source: ImageSource;
+  limits: ImageLimits;
+  deadline: Deadline;
+}
+
+export interface Candidate {
+  path: string;
+  format: OutputFormat;
+  size: number;
+}
+
+const SHARP_FORMATS: readonly string[] = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff'];
+const isRaster = (format: OutputFormat): format is RasterFormat => SHARP_FORMATS.includes(format);
+
+export function formatCanAnimate(format: OutputFormat): boolean {
+  return isRaster(format) ? canAnimate(format) : false;
+}
+
+export function formatCanHoldAlpha(format: OutputFormat): boolean {
+  return isRaster(format) ? canHoldAlpha(format) : true;
+}
+
+export function hasGeometry(params: ResolvedImageParams): boolean {
+  return (
+    params.crop !== undefined ||
+    params.rotate !== 0 ||
+    params.flip ||
+    params.flop ||
+    params.resize !== undefined
+  );
+}
+
+/** Pixels of a straight re-encode would differ from the decoded input's (orientation, colour). */
+function pixelsNeedChange(source: ImageSource): boolean {
+  const { meta } = source;
+  return (meta.orientation ?? 1) > 1 || meta.icc !== undefined || meta.space === 'cmyk';
+}
+
+export async function produceOutput(ctx: OutputContext, target: OutputFormat | 'auto'): Promise<Candidate> {
+  if (target === 'auto') return encodeSmallest(ctx);
+  return encode(ctx, target);
+}
+
+async function encode(ctx: OutputContext, format: OutputFormat, baseName = 'output'): Promise<Candidate> {
+  const path = join(ctx.request.workDir, `${baseName}.${extensionOf(format)}`);
+  if (format === 'svg') {
+    await writeFile(path, ctx.source.svg ?? '');
+    return { path, format, size: (await stat(path)).size };
+  }
+  const { params, request } = ctx;
+  const untouched = request.input.format === 'jpeg' && !hasGeometry(params) && !pixelsNeedChange(ctx.source);
+  if (untouched && params.compression === 'lossless' && (format === 'jpeg' || format === 'jxl')) {
+    const done = await losslessJpeg(ctx, format, path);
+    if (done !== undefined) return done;
+  }
+  if (format === 'jxl') return encodeJxlOutput(ctx, path);
+  if (format === 'ico') return encodeIconOutput(ctx, path);
+  return encodeRaster(ctx, format, path);
+}
+
+function pipelineFor(ctx: OutputContext, format: OutputFormat) {
+  return buildPipeline(ctx.source, {
+    limits: ctx.limits,
+    deadline: ctx.deadline,
+    // Formats without animation get the first frame only.
+    animated: formatCanAnimate(format),
+    geometry: ctx.params,
+    level: ctx.params.compression,
+    metadata: ctx.params.metadata,
+    alphaOutput: formatCanHoldAlpha(format),
+    deepOutput: format === 'png' || format === 'tiff' || format === 'jxl',
+  });
+}
+
+async function encodeRaster(ctx: OutputContext, format: RasterFormat, path: string): Promise<Candidate> {
+  // Lossy levels search the encoder quality that meets the level's perceptual target (encoders.ts).
+  const encoder = await applyTunedEncoder(pipelineFor(ctx, format), format, {
+    level: ctx.params.compression,
+    hasAlpha: ctx.source.meta.hasAlpha,
+    animated: ctx.source.animated && canAnimate(format),
+  });
+  const info = await withinBudget(ctx, encoder.toFile(path));
+  throwIfAborted(ctx.request.signal);
+  const written: Candidate = { path, format, size: info.size };
+  return format === 'gif' ? smallerGif(ctx, written) : written;
+}
+
+/** gifsicle's optimiser on libvips' GIF; the smaller file wins. */
+async function smallerGif(ctx: OutputContext, written: Candidate): Promise<Candidate> {
+  const optimised = `${written.path}.gifsicle.gif`;
+  await optimiseGif(written.path, optimised, ctx.params.compression, toolRun(ctx));
+  const size = (await stat(optimised)).size;
+  if (size >= written.size) {
+    await rm(optimised);
+    return written;
+  }
+  await rename(optimised, written.path);
+  return { ...written, size };
+}
+
+/**
+ * sharp's `timeout()` stops libvips between evaluation steps, but some encoders (AVIF, WebP) compress in
+ * one call after the pixels are ready; the job then answers at the deadline (or on abort) and the
+ * orphaned encode finishes in the background.
+ */
+async function withinBudget<T>(ctx: OutputContext, work: Promise<T>): Promise<T> {
+  const { deadline, request } = ctx;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadline.exceeded()), deadline.remainingMs());
+    onAbort = () => reject(request.signal.reason);
+    request.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  work.catch(() => {}); // an abandoned encode may still fail later
+  try {
+    return await Promise.race([work, stop]).catch((error: unknown) => {
+      throw request.signal.aborted ? request.signal.reason : toInputError(error, deadline);
+    });
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) request.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function toolRun(ctx: OutputContext) {
+  return { deadline: ctx.deadline, signal: ctx.request.signal };
+}
+
+async function encodeJxlOutput(ctx: OutputContext, path: string): Promise<Candidate> {
+  const png = join(ctx.request.workDir, 'jxl-input.png');
+  await withinBudget(ctx, pipelineFor(ctx, 'jxl').png({ compressionLevel: 1 }).toFile(png));
+  await encodeJxl(png, path, ctx.params.compression, toolRun(ctx));
+  await rm(png, { force: true });
+  return { path, format: 'jxl', size: (await stat(path)).size };
+}
+
+/**
+ * Lossless JPEG: drop the metadata segments and keep the compressed pixels byte for byte (JPEG), or
+ * recompress those same coefficients to JXL. Only when no pixel change is needed.
+ */
+async function losslessJpeg(
+  ctx: OutputContext,
+  format: 'jpeg' | 'jxl',
+  path: string,
+): Promise<Candidate | undefined> {
+  const input = ctx.request.input.path;
+  let jpeg = input;
+  if (ctx.params.metadata === 'strip') {
+    const stripped = stripJpegMetadata(await readFile(input));
+    if (stripped === undefined) return undefined;
+    jpeg = format === 'jpeg' ? path : join(ctx.request.workDir, 'stripped.jpeg');
+    await writeFile(jpeg, stripped);
+  } else if (ctx.params.metadata === 'copyright') {
+    return undefined;
+  } else if (format === 'jpeg') {
+    await copyFile(input, path);
+  }
+  if (format === 'jxl') {
+    await recompressJpegToJxl(jpeg, path, toolRun(ctx));
+    if (jpeg !== input) await rm(jpeg, { force: true });
+  }
+  throwIfAborted(ctx.request.signal);
+  return { path, format, size: (await stat(path)).size };
+}
+
+/** An icon of square PNG entries at the standard sizes up to the image's size (at most 256). */
+async function encodeIconOutput(ctx: OutputContext, path: string): Promise<Candidate> {
+  // No downscale here: sharp keeps one resize per pipeline and the request's own comes first.
+  const { data, info } = await withinBudget(
+    ctx,
+    pipelineFor(ctx, 'ico').ensureAlpha().raw().toBuffer({ resolveWithObject: true }),
+  );
+  const raw = { raw: { width: info.width, height: info.height, channels: info.channels } } as const;
+  const entries = [];
+  for (const size of iconSizesFor(info.width, info.height)) {
+    const png = await sharp(data, raw)
+      .resize(size, size, { fit: 'contain', background: '#00000000' })
+      .png({ compressionLevel: 9, adaptiveFiltering: true })
+      .toBuffer();
+    entries.push({ size, png });
+  }
+  const icon = writeIcon(entries);
+  await writeFile(path, icon);
+  return { path, format: 'ico', size: icon.length };
+}
+
+/** `auto`: encode every format that keeps what the input has (alpha, animation) and keep the smallest. */
+async function encodeSmallest(ctx: OutputContext): Promise<Candidate> {
+  const { source, request } = ctx;
+  const own = defaultOutputFormat(request.input.format);
+  const formats = new Set<RasterFormat>(['webp', 'avif']);
+  if (isRaster(own)) formats.add(own);
+  const suitable = [...formats].filter(
+    (f) => (!source.animated || canAnimate(f)) && (!source.meta.hasAlpha || canHoldAlpha(f)),
+  );
+  const candidates: Candidate[] = [];
+  // Vector input without geometry: the sanitised SVG competes with its rasterisations.
+  if (own === 'svg' && !hasGeometry(ctx.params)) candidates.push(await encode(ctx, 'svg', 'candidate-svg'));
+  // One at a time: each encoder already uses every core.
+  for (const format of suitable) {
+    throwIfAborted(request.signal);
+    candidates.push(await encode(ctx, format, `candidate-${format}`));
+  }
+  const best = candidates.reduce((a, b) => (b.size < a.size ? b : a));
+  // Losers would only fill the work directory until the job ends.
+  await Promise.all(candidates.filter((c) => c !== best).map((c) => rm(c.path)));
+  const path = join(request.workDir, `output.${extensionOf(best.format)}`);
+  await rename(best.path, path);
+  return { ...best, path };
+}
+
+/** Same format as the input where we can write it; BMP becomes PNG, HEIC becomes AVIF (same codec family). */
+export function defaultOutputFormat(inputFormat: string): OutputFormat {
+  if (inputFormat === 'svg' || inputFormat === 'ico') return inputFormat;
+  if (inputFormat === 'heic') return 'avif';
+  if (inputFormat === 'bmp') return 'png';
+  const raster = SHARP_FORMATS.find((f) => f === inputFormat);
+  if (raster === undefined)
+    throw new Error(`image processor got an input it does not declare: ${inputFormat}`);
+  return raster as RasterFormat;
+}
+
+export function extensionOf(format: string): string {
+  return formatInfo(format)?.extension ?? format;
+}
+
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason;
+}

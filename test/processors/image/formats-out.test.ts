@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import exifReader from 'exif-reader';
+import sharp from 'sharp';
+import { stripJpegMetadata } from '../../../src/processors/image/jpeg-segments.ts';
+import { corpus } from '../../support/corpus.ts';
+import { decode, psnr, ssim } from '../../support/images.ts';
+import { removeWorkDirs, runImage } from './run-image.ts';
+
+let scratch: string;
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'presso-out-'));
+});
+after(async () => {
+  await removeWorkDirs();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** JXL is decoded with libjxl's djxl (sharp's libvips has no JXL loader). */
+function djxl(jxl: string, ext: 'png' | 'jpg'): string {
+  const out = join(scratch, `decoded-${Math.random().toString(36).slice(2)}.${ext}`);
+  execFileSync('djxl', [jxl, out, '--quiet'], { stdio: 'ignore' });
+  return out;
+}
+
+describe('image processor: output formats', () => {
+  it('writes lossy JPEG XL close to the input and smaller than the JPEG', async () => {
+    const result = await runImage(corpus.canonPhoto, { format: 'jxl' });
+    assert.equal(result.format, 'jxl');
+    assert.ok(result.outputSize < result.inputSize, `${result.outputSize} vs ${result.inputSize}`);
+    const png = djxl(result.path, 'png');
+    const out = await decode(png);
+    assert.deepEqual([out.width, out.height], [1280, 960]);
+    assert.ok((await ssim(png, corpus.canonPhoto)) > 0.95);
+  });
+
+  it('lossless JXL from a JPEG recompresses it reversibly (djxl restores the stripped JPEG bit for bit)', async () => {
+    const input = join(scratch, 'plain.jpeg');
+    await sharp(corpus.chelsea).jpeg({ quality: 90 }).toFile(input);
+    const result = await runImage(input, { format: 'jxl', compression: 'lossless' });
+    assert.ok(result.outputSize < result.inputSize * 0.9, `${result.outputSize} vs ${result.inputSize}`);
+    const restored = await readFile(djxl(result.path, 'jpg'));
+    const stripped = stripJpegMetadata(await readFile(input));
+    assert.ok(stripped !== undefined && restored.equals(stripped), 'restored JPEG differs');
+  });
+
+  it('lossless JXL from pixels is exact, alpha included', async () => {
+    const result = await runImage(corpus.alphaPng, { format: 'jxl', compression: 'lossless' });
+    const png = djxl(result.path, 'png');
+    const [a, b] = await Promise.all([
+      sharp(png).ensureAlpha().raw().toBuffer(),
+      sharp(corpus.alphaPng).ensureAlpha().raw().toBuffer(),
+    ]);
+    assert.ok(a.equals(b));
+  });
+
+  it('GIF output keeps the animation and is no larger than what libvips alone writes', async () => {
+    const result = await runImage(corpus.animatedGif, { format: 'gif', resize: { width: 28 } });
+    const out = await decode(result.path);
+    assert.deepEqual([out.frames, out.width, out.height], [24, 28, 50]);
+    const plain = await sharp(corpus.animatedGif, { animated: true })
+      .resize({ width: 28 })
+      .gif({ effort: 8, interFrameMaxError: 8, interPaletteMaxError: 8, reuse: true })
+      .toBuffer();
+    assert.ok(result.outputSize <= plain.length, `${result.outputSize} vs libvips ${plain.length}`);
+  });
+});
+
+describe('image processor: output metadata', () => {
+  const exifOf = async (path: string) => {
+    const meta = await sharp(path).metadata();
+    return meta.exif === undefined ? undefined : exifReader(meta.exif);
+  };
+
+  it('strip (default) removes EXIF, XMP and the profile, with orientation applied', async () => {
+    const result = await runImage(corpus.rotatedPhoto, { resize: { width: 400 } });
+    const out = await decode(result.path);
+    assert.deepEqual([out.hasExif, out.hasIcc, out.orientation, out.width], [false, false, undefined, 400]);
+  });
+
+  it('keep keeps EXIF and the ICC profile, orientation applied and its tag reset', async () => {
+    const rotated = await runImage(corpus.rotatedPhoto, { resize: { width: 400 }, metadata: 'keep' });
+    const exif = await exifOf(rotated.path);
+    assert.equal(exif?.Image?.Make, 'Xiaomi');
+    const out = await decode(rotated.path);
+    assert.equal(out.orientation ?? 1, 1);
+    assert.ok((await psnr(rotated.path, sharp(corpus.rotatedPhoto).autoOrient())) > 30);
+    const canon = await runImage(corpus.canonPhoto, { format: 'webp', metadata: 'keep' });
+    assert.equal((await decode(canon.path)).hasIcc, true);
+    assert.equal(String((await exifOf(canon.path))?.Image?.Model).trim(), 'Canon PowerShot SX530 HS');
+  });
+
+  it('copyright keeps only copyright and artist', async () => {
+    const input = join(scratch, 'owned.jpeg');
+    await sharp(corpus.chelsea)
+      .withExif({
+        IFD0: { Copyright: '(C) Jane Doe 2024', Artist: 'Jane Doe', Make: 'Acme', Model: 'Cam 1' },
+      })
+      .jpeg()
+      .toFile(input);
+    const result = await runImage(input, { format: 'webp', metadata: 'copyright' });
+    const exif = await exifOf(result.path);
+    assert.equal(exif?.Image?.Copyright, '(C) Jane Doe 2024');
+    assert.equal(exif?.Image?.Artist, 'Jane Doe');
+    assert.equal(exif?.Image?.Make, undefined);
+    const xmp = (await sharp(result.path).metadata()).xmp?.toString('utf8') ?? '';
+    assert.match(xmp, /Jane Doe/);
+    // Nothing to keep: no metadata at all.
+    const none = await runImage(corpus.gpsPhoto, { resize: { width: 100 }, metadata: 'copyright' });
+    assert.equal((await decode(none.path)).hasExif, false);
+  });
+});

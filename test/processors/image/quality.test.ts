@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
+import { scoreOutput } from '../../../src/processors/image/quality/score.ts';
+import { searchQuality } from '../../../src/processors/image/quality/search.ts';
+import { ssimulacra2 } from '../../../src/processors/image/quality/ssimulacra2.ts';
+import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
+import { corpus } from '../../support/corpus.ts';
+import { removeWorkDirs, runImage } from './run-image.ts';
+
+let dir = '';
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'presso-quality-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await removeWorkDirs();
+});
+
+/** A 512×512 reference PNG of a real photo (the Canon JPEG, downscaled) and distortions of it. */
+async function reference(): Promise<string> {
+  const path = join(dir, 'ref.png');
+  await sharp(corpus.canonPhoto).autoOrient().resize(512, 512, { fit: 'cover' }).png().toFile(path);
+  return path;
+}
+
+describe('SSIMULACRA 2', () => {
+  it('scores identical images 100 and more distortion lower', async () => {
+    const ref = await reference();
+    const pixels = await decodeRgb(ref);
+    assert.equal(ssimulacra2(pixels, pixels), 100);
+    const scores: number[] = [];
+    for (const quality of [95, 80, 50, 20, 5]) {
+      const jpeg = await sharp(ref).jpeg({ quality }).toBuffer();
+      scores.push(ssimulacra2(pixels, await decodeRgb(jpeg)));
+    }
+    for (let i = 1; i < scores.length; i++) assert.ok(scores[i]! < scores[i - 1]!, scores.join(' > '));
+    assert.ok(scores[0]! > 85 && scores[4]! < 40, scores.join(', '));
+  });
+
+  it('ranks real distortions in the same order as Butteraugli', async () => {
+    const ref = await reference();
+    const distortions: Record<string, Buffer> = {
+      jpeg90: await sharp(ref).jpeg({ quality: 90 }).png().toBuffer(),
+      blur1: await sharp(ref).blur(1).png().toBuffer(),
+      jpeg40: await sharp(ref).jpeg({ quality: 40 }).png().toBuffer(),
+      palette16: await sharp(ref).png({ palette: true, colours: 16, dither: 0 }).toBuffer(),
+      blur4: await sharp(ref).blur(4).png().toBuffer(),
+    };
+    const pixels = await decodeRgb(ref);
+    const ours: number[] = [];
+    const butteraugli: number[] = [];
+    for (const [name, buffer] of Object.entries(distortions)) {
+      const path = join(dir, `${name}.png`);
+      await writeFile(path, buffer);
+      ours.push(ssimulacra2(pixels, await decodeRgb(buffer)));
+      butteraugli.push(Number(execFileSync('butteraugli', [ref, path]).toString().trim()));
+    }
+    // Kendall concordance over all pairs: higher SSIMULACRA 2 ⇔ lower Butteraugli distance.
+    let concordant = 0;
+    let pairs = 0;
+    for (let i = 0; i < ours.length; i++) {
+      for (let j = i + 1; j < ours.length; j++) {
+        pairs++;
+        if (Math.sign(ours[i]! - ours[j]!) === -Math.sign(butteraugli[i]! - butteraugli[j]!)) concordant++;
+      }
+    }
+    assert.ok(
+      concordant >= pairs - 1,
+      `${concordant}/${pairs}: ${ours.join(',')} vs ${butteraugli.join(',')}`,
+    );
+  });
+});
+
+describe('quality search', () => {
+  it('finds the lowest passing quality of a monotonic encoder', async () => {
+    const result = await searchQuality({
+      min: 1,
+      max: 100,
+      target: 70,
+      maxTrials: 10,
+      budgetMs: 1e9,
+      trial: async (q) => q, // score = quality
+    });
+    assert.equal(result.quality, 70);
+    assert.ok(result.trials.length <= 7, `${result.trials.length} trials`);
+  });
+
+  it('stops at the trial cap and keeps the best passing quality', async () => {
+    let calls = 0;
+    const result = await searchQuality({
+      min: 1,
+      max: 100,
+      start: 90,
+      target: 33,
+      maxTrials: 3,
+      budgetMs: 1e9,
+      trial: async (q) => {
+        calls++;
+        return q;
+      },
+    });
+    assert.equal(calls, 3);
+    assert.equal(result.stoppedBy, 'trials');
+    assert.ok(result.quality >= 33 && result.score !== undefined && result.score >= 33);
+  });
+
+  it('stops when the time budget is spent (injected clock) and falls back to the safe maximum', async () => {
+    let clock = 0;
+    let calls = 0;
+    const result = await searchQuality({
+      min: 10,
+      max: 90,
+      target: 95, // unreachable
+      maxTrials: 20,
+      budgetMs: 250,
+      now: () => clock,
+      trial: async (q) => {
+        calls++;
+        clock += 100; // each trial "takes" 100 ms
+        return q;
+      },
+    });
+    assert.equal(calls, 3);
+    assert.equal(result.stoppedBy, 'budget');
+    assert.equal(result.quality, 90);
+  });
+});
+
+describe('compression levels meet their perceptual targets', () => {
+  const levels = ['ultra', 'high', 'medium'] as const;
+  for (const [name, input, flatten] of [
+    ['a real camera photo (JPEG)', corpus.canonPhoto, false],
+    ['a photo PNG', corpus.astronaut, false],
+    ['an RGBA PNG with transparency', corpus.alphaPng, false],
+  ] as const) {
+    it(`${name}: every level meets its target and sizes are ordered`, async () => {
+      const sizes: number[] = [];
+      const scores: number[] = [];
+      for (const compression of levels) {
+        const result = await runImage(input, { compression });
+        const score = await scoreOutput(sharp(input).autoOrient(), result.path, {
+          flattenReference: flatten,
+        });
+        scores.push(score);
+        sizes.push(result.outputSize);
+        assert.ok(
+          score >= QUALITY_TARGETS[compression] - 1,
+          `${compression}: SSIMULACRA 2 ${score.toFixed(1)} < target ${QUALITY_TARGETS[compression]}`,
+        );
+      }
+      assert.ok(sizes[0]! <= sizes[1]! && sizes[1]! <= sizes[2]!, `bytes ${sizes.join(' ≤ ')}`);
+    });
+  }
+
+  it('a photo PNG whose palette misses the target falls back to lossless (every pixel kept)', async () => {
+    const result = await runImage(corpus.astronaut, { compression: 'medium' });
+    const [a, b] = await Promise.all([
+      sharp(corpus.astronaut).raw().toBuffer(),
+      sharp(result.path).raw().toBuffer(),
+    ]);
+    assert.equal((await sharp(result.path).metadata()).isPalette, false);
+    assert.ok(a.equals(b));
+  });
+
+  it('WebP and AVIF outputs of a photo meet the high target', async () => {
+    for (const format of ['webp', 'avif']) {
+      const result = await runImage(corpus.canonPhoto, { format, compression: 'high' });
+      const score = await scoreOutput(sharp(corpus.canonPhoto).autoOrient(), result.path);
+      assert.ok(score >= QUALITY_TARGETS.high - 1, `${format}: ${score.toFixed(1)}`);
+    }
+  });
+});
