@@ -58,6 +58,7 @@ export interface Config {
     timeBudgetMs: number;
     svgMaxBytes: number;
     svgMaxDepth: number;
+    pixelsInFlight: number;
   };
   bootstrapAccount: string | undefined;
 }
@@ -227,6 +228,13 @@ export function loadConfig(env: Env = process.env): Config {
         'Deepest element nesting accepted in an SVG',
         1,
         100_000,
+      ),
+      pixelsInFlight: int(
+        env,
+        'PRESSO_IMAGE_PIXELS_IN_FLIGHT',
+        40_000_000,
+        'Decoded pixels all image jobs of a process may hold at once; larger jobs take turns (bounds memory)',
+        1,
       ),
     },
     bootstrapAccount: optionalStr(

@@ -214,6 +214,8 @@ async function spawnOnce(
   const child = spawn(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
     cwd: repoRoot,
     env: {
+      // bin/presso sets this before Node starts (glibc reads it once); the child gets the same.
+      MALLOC_ARENA_MAX: '2',
       ...process.env,
       PRESSO_DATA_DIR: dataDir,
       PRESSO_HOST: '127.0.0.1',

@@ -24,6 +24,7 @@ import {
   resolveImageParams,
 } from './params.ts';
 import { checkImageParams } from './params-check.ts';
+import { PixelBudget } from './pixel-budget.ts';
 import { openSource } from './source.ts';
 
 // libvips defaults to one worker thread on glibc without jemalloc, which halves AVIF/WebP speed on two
@@ -43,6 +44,7 @@ export function createImageProcessor(options: ImageProcessorOptions = {}): Proce
     const value = options[key];
     if (value !== undefined) limits[key] = value;
   }
+  const budget = new PixelBudget(limits.pixelsInFlight);
   return {
     name: 'image',
     kind: 'image',
@@ -50,11 +52,15 @@ export function createImageProcessor(options: ImageProcessorOptions = {}): Proce
     outputFormats: [...RASTER_OUTPUT_FORMATS, ...EXTRA_OUTPUT_FORMATS],
     paramsSchema: imageParamsSchema,
     checkParams: checkImageParams,
-    process: (request) => processImage(request, limits),
+    process: (request) => processImage(request, limits, budget),
   };
 }
 
-async function processImage(request: ProcessRequest, limits: ImageLimits): Promise<ProcessResult> {
+async function processImage(
+  request: ProcessRequest,
+  limits: ImageLimits,
+  budget: PixelBudget,
+): Promise<ProcessResult> {
   const problems = checkImageParams(request.params, 'image');
   if (problems.length > 0) throw new ValidationError(problems);
   const params = resolveImageParams(request.params);
@@ -82,7 +88,13 @@ async function processImage(request: ProcessRequest, limits: ImageLimits): Promi
   const metadata = request.wantMetadata ? describeImage(source.inputMeta, inputFormat) : undefined;
   throwIfAborted(request.signal);
 
-  const output = await produceOutput({ request, params, source, limits, deadline }, target);
+  const release = await budget.acquire(decodedPixels(source.meta, source.frames), request.signal);
+  let output: Awaited<ReturnType<typeof produceOutput>>;
+  try {
+    output = await produceOutput({ request, params, source, limits, deadline }, target);
+  } finally {
+    release();
+  }
   throwIfAborted(request.signal);
   return {
     path: output.path,
@@ -91,4 +103,13 @@ async function processImage(request: ProcessRequest, limits: ImageLimits): Promi
     transformed: hasGeometry(params) || output.format !== inputFormat || inputFormat === 'svg',
     ...(metadata === undefined ? {} : { metadata }),
   };
+}
+
+/** Pixels a job decodes: an animation opened whole reports its strip height, otherwise one page's. */
+function decodedPixels(
+  meta: { width?: number; height?: number; pageHeight?: number },
+  frames: number,
+): number {
+  const width = meta.width ?? 0;
+  return meta.pageHeight ? width * meta.pageHeight * Math.max(1, frames) : width * (meta.height ?? 0);
 }

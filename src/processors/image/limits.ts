@@ -15,6 +15,8 @@ export interface ImageLimits {
   svgMaxBytes: number;
   /** Deepest element nesting accepted in an SVG. */
   svgMaxDepth: number;
+  /** Decoded pixels that all image jobs of this process may hold at once (see pixel-budget.ts). */
+  pixelsInFlight: number;
 }
 
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
@@ -23,6 +25,7 @@ export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
   timeBudgetMs: 120_000,
   svgMaxBytes: 10 * 1024 * 1024,
   svgMaxDepth: 256,
+  pixelsInFlight: 40_000_000,
 };
 
 /** The time left of one image's budget; `remainingMs` never goes below 1 so callers can pass it on. */
