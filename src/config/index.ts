@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors/catalog.ts';
 import { parseCidr } from '../outbound/address-guard.ts';
+import type { ImageLimits } from '../processors/image/limits.ts';
 import {
   bytes,
   described,
@@ -52,14 +53,8 @@ export interface Config {
   };
   webhooks: { timeoutMs: number; retrySchedule: number[] };
   rateLimit: { defaultLimit: number; windowMs: number };
-  images: {
-    maxPixels: number;
-    maxFrames: number;
-    timeBudgetMs: number;
-    svgMaxBytes: number;
-    svgMaxDepth: number;
-    pixelsInFlight: number;
-  };
+  /** The image processor's limits, in its own shape so the config passes straight through. */
+  images: ImageLimits;
   bootstrapAccount: string | undefined;
 }
 
