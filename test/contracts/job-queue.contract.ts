@@ -28,6 +28,16 @@ async function until(condition: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+/** Starts `queue` with one worker and resolves with the ids it ran once `count` have run. */
+async function runAll(queue: JobQueue, count: number): Promise<string[]> {
+  const seen: string[] = [];
+  queue.start(async (id) => {
+    seen.push(id);
+  }, 1);
+  await until(() => seen.length === count);
+  return seen;
+}
+
 export function jobQueueContract(name: string, factory: () => Promise<JobQueueUnderTest>): void {
   describe(`JobQueue contract: ${name}`, () => {
     let subject: JobQueueUnderTest;
@@ -87,12 +97,7 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       await first.enqueue('kept-2');
       assert.equal(await first.size(), 2);
       const second = await open();
-      const seen: string[] = [];
-      second.start(async (id) => {
-        seen.push(id);
-      }, 1);
-      await until(() => seen.length === 2);
-      assert.deepEqual(seen, ['kept-1', 'kept-2']);
+      assert.deepEqual(await runAll(second, 2), ['kept-1', 'kept-2']);
     });
 
     it('hands a job interrupted by stop back to the queue, and a new process runs it', async () => {
@@ -109,12 +114,7 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       await first.stop(20);
       assert.equal(await first.size(), 1);
       const second = await open();
-      const seen: string[] = [];
-      second.start(async (id) => {
-        seen.push(id);
-      }, 1);
-      await until(() => seen.length === 1);
-      assert.deepEqual(seen, ['interrupted']);
+      assert.deepEqual(await runAll(second, 1), ['interrupted']);
     });
 
     it('a job claimed by a process that died runs again in the next one', async () => {
@@ -127,12 +127,7 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       await first.enqueue('orphan');
       await started.promise;
       const second = await open();
-      const seen: string[] = [];
-      second.start(async (id) => {
-        seen.push(id);
-      }, 1);
-      await until(() => seen.length === 1);
-      assert.deepEqual(seen, ['orphan']);
+      assert.deepEqual(await runAll(second, 1), ['orphan']);
       queues.splice(queues.indexOf(first), 1); // its handler never settles; do not wait for it
     });
   });
