@@ -1,14 +1,13 @@
 /**
  * Output settings per format and compression level. Lossy levels are defined by perceptual targets
  * (quality/targets.ts); the encoder quality that reaches the target is searched per image on a proxy
- * (quality/search.ts), starting from a default tuned on the corpus (docs/benchmarks.md). PNG tries a
- * libimagequant palette first and falls back to lossless when the palette misses the target.
+ * (quality/search.ts), starting from a default tuned on the corpus (docs/benchmarks.md). PNG has its own
+ * candidates (palette, near-lossless, lossless) and oxipng: png-tuning.ts.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Sharp } from 'sharp';
 import type { CompressionLevel, RasterFormat } from './params.ts';
+import { LOSSLESS_PNG, losslessPng, paletteOptions, tunedPng } from './png-tuning.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
-import { scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
@@ -26,9 +25,6 @@ const JPEG: Record<LossyLevel, { quality: number; min: number; max: number }> = 
 };
 /** Used only when a lossless request must re-encode a JPEG (rotation, resize, colour conversion). */
 const JPEG_NEAR_LOSSLESS_QUALITY = 95;
-
-/** libimagequant picks the fewest palette colours that reach this quality (0–100). */
-const PNG_PALETTE_QUALITY: Record<LossyLevel, number> = { medium: 90, high: 80, ultra: 65 };
 
 /** WebP: effort 4 (5–6 cost 1.5–2× the time for ~1–2 %), sharp-YUV (smartSubsample) keeps colour edges. */
 const WEBP_EFFORT = 4;
@@ -89,9 +85,7 @@ export function applyEncoder(
         ? pipeline.jpeg({ mozjpeg: true, quality: JPEG_NEAR_LOSSLESS_QUALITY, chromaSubsampling: '4:4:4' })
         : pipeline.jpeg({ mozjpeg: true, quality: quality ?? JPEG[level].quality });
     case 'png':
-      return level === 'lossless'
-        ? pipeline.png({ palette: false, compressionLevel: 9, adaptiveFiltering: true })
-        : pipeline.png(pngPaletteOptions(PNG_PALETTE_QUALITY[level]));
+      return level === 'lossless' ? pipeline.png(LOSSLESS_PNG) : pipeline.png(paletteOptions(level));
     case 'webp':
       return level === 'lossless'
         ? pipeline.webp({ lossless: true, effort: 6 })
@@ -115,10 +109,6 @@ export function applyEncoder(
   }
 }
 
-function pngPaletteOptions(quality: number) {
-  return { palette: true, quality, effort: 10, compressionLevel: 9, dither: 1 } as const;
-}
-
 /** What the processor writes: a sharp pipeline with its encoder set, or bytes already encoded. */
 export interface EncodedOutput {
   toFile(path: string): Promise<{ size: number }>;
@@ -134,13 +124,13 @@ export interface TuningReport {
   quality?: number;
   trials: number;
   proxyScore?: number;
-  fallback?: 'lossless';
+  fallback?: 'near-lossless' | 'lossless';
 }
 
 /**
  * Like `applyEncoder`, but for lossy JPEG/WebP/AVIF it first searches the lowest quality that meets the
- * level's target on a proxy of this image, and lossy PNG keeps its palette only when the palette meets
- * the target (otherwise lossless). When the search cannot run (any decode error), the level's tuned
+ * level's target on a proxy of this image; PNG takes the smallest of its candidates that meets the target
+ * (png-tuning.ts). When the search cannot run (any decode error), the level's tuned
  * defaults are used and the error surfaces when the output is written.
  */
 export async function applyTunedEncoder(
@@ -150,6 +140,15 @@ export async function applyTunedEncoder(
   report: TuningReport = { trials: 0 },
 ): Promise<EncodedOutput> {
   const { level } = context;
+  if (format === 'png' && !context.animated && context.quality === undefined) {
+    try {
+      return level === 'lossless'
+        ? await losslessPng(pipeline.clone())
+        : await tunedPng(pipeline, level, report);
+    } catch {
+      // Fall through to the plain encoder, which reports decode problems where the caller expects them.
+    }
+  }
   if (level === 'lossless' || context.animated || context.quality !== undefined) {
     return applyEncoder(pipeline, format, context);
   }
@@ -158,7 +157,6 @@ export async function applyTunedEncoder(
       const quality = await searchFormatQuality(pipeline, format, level, context.hasAlpha, report);
       return applyEncoder(pipeline, format, { ...context, quality });
     }
-    if (format === 'png') return await palettePngOrLossless(pipeline, level, report);
   } catch {
     // Fall through: the plain encoder reports decode problems where the caller expects them.
   }
@@ -201,29 +199,6 @@ export async function searchFormatQuality(
   report.trials = result.trials.length;
   report.proxyScore = result.score;
   return result.quality;
-}
-
-/** Palette PNG when it meets the target (scored on the same mosaic of the full output), else lossless. */
-async function palettePngOrLossless(
-  pipeline: Sharp,
-  level: LossyLevel,
-  report: TuningReport,
-): Promise<EncodedOutput> {
-  const reference = await referencePixels(pipeline, false);
-  const palette = await pipeline.clone().png(pngPaletteOptions(PNG_PALETTE_QUALITY[level])).toBuffer();
-  report.trials = 1;
-  const score = scorePixels(reference, await decodeRgb(palette), SEARCH_MOSAIC);
-  report.proxyScore = score;
-  if (score >= QUALITY_TARGETS[level] + PROXY_MARGIN) {
-    return {
-      async toFile(path) {
-        await writeFile(path, palette);
-        return { size: palette.length };
-      },
-    };
-  }
-  report.fallback = 'lossless';
-  return applyEncoder(pipeline, 'png', { level: 'lossless', hasAlpha: false });
 }
 
 /** Formats whose sharp encoder writes every frame of an animation. */

@@ -158,14 +158,18 @@ describe('compression levels meet their perceptual targets', () => {
     });
   }
 
-  it('a photo PNG whose palette misses the target falls back to lossless (every pixel kept)', async () => {
-    const result = await runImage(corpus.astronaut, { compression: 'medium' });
-    const [a, b] = await Promise.all([
-      sharp(corpus.astronaut).raw().toBuffer(),
-      sharp(result.path).raw().toBuffer(),
-    ]);
+  it('a photo PNG whose palette misses the target is written near-lossless: close, and far smaller', async () => {
+    const result = await runImage(corpus.astronaut, { compression: 'high' });
+    const lossless = await runImage(corpus.astronaut, { compression: 'lossless' });
     assert.equal((await sharp(result.path).metadata()).isPalette, false);
-    assert.ok(a.equals(b));
+    const [a, b] = await Promise.all([decodeRgb(corpus.astronaut), decodeRgb(result.path)]);
+    let max = 0;
+    for (let i = 0; i < a.data.length; i++) max = Math.max(max, Math.abs(a.data[i]! - b.data[i]!));
+    assert.ok(max > 0 && max <= 32, `largest pixel error ${max}`);
+    assert.ok(
+      result.outputSize < lossless.outputSize * 0.7,
+      `near-lossless ${result.outputSize} vs lossless ${lossless.outputSize}`,
+    );
   });
 
   it('WebP and AVIF outputs of a photo meet the high target', async () => {

@@ -1,0 +1,108 @@
+/**
+ * PNG at a lossy level, smallest candidate that meets the level's perceptual target:
+ *  1. a libimagequant palette (what pngquant does), kept when it scores at the target: graphics, icons,
+ *     screenshots, flat art;
+ *  2. otherwise near-lossless (codecs/png-near-lossless.ts), with the largest residual step whose proxy
+ *     still meets the target: photographs and gradients, where no 256-colour palette is good enough;
+ *  3. otherwise lossless.
+ * Every result then goes through oxipng (codecs/oxipng.ts). Lossless PNG is sharp's output through oxipng.
+ */
+import { writeFile } from 'node:fs/promises';
+import type { Sharp } from 'sharp';
+import { optimisePng } from './codecs/oxipng.ts';
+import { ancillaryChunks } from './codecs/png-chunks.ts';
+import { encodeNearLosslessPng, quantiseResiduals } from './codecs/png-near-lossless.ts';
+import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
+import { scorePixels } from './quality/score.ts';
+import { searchQuality } from './quality/search.ts';
+import { ssimulacra2 } from './quality/ssimulacra2.ts';
+import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
+
+/** libimagequant picks the fewest palette colours that reach this quality (0–100). */
+const PALETTE_QUALITY: Record<LossyLevel, number> = { medium: 90, high: 80, ultra: 65 };
+
+/**
+ * Residual steps searched for near-lossless (1 = lossless). Starting points are corpus medians of the step
+ * that meets each target (astronaut, coffee, MATE wallpapers: high 5–11, docs/benchmarks.md).
+ */
+const MAX_STEP = 32;
+const START_STEP: Record<LossyLevel, number> = { medium: 5, high: 7, ultra: 12 };
+
+export interface PngTuningReport {
+  /** Near-lossless residual step chosen. */
+  quality?: number;
+  trials: number;
+  proxyScore?: number;
+  fallback?: 'near-lossless' | 'lossless';
+}
+
+/** Bytes already encoded, written as they are. */
+export interface BufferedOutput {
+  buffer: Buffer;
+  toFile(path: string): Promise<{ size: number }>;
+}
+
+export function bufferedOutput(buffer: Buffer): BufferedOutput {
+  return {
+    buffer,
+    async toFile(path) {
+      await writeFile(path, buffer);
+      return { size: buffer.length };
+    },
+  };
+}
+
+export function paletteOptions(level: LossyLevel) {
+  return {
+    palette: true,
+    quality: PALETTE_QUALITY[level],
+    effort: 10,
+    compressionLevel: 9,
+    dither: 1,
+  } as const;
+}
+
+export const LOSSLESS_PNG = { palette: false, compressionLevel: 9, adaptiveFiltering: true } as const;
+
+export async function losslessPng(pipeline: Sharp): Promise<BufferedOutput> {
+  return bufferedOutput(await optimisePng(await pipeline.png(LOSSLESS_PNG).toBuffer()));
+}
+
+export async function tunedPng(
+  pipeline: Sharp,
+  level: LossyLevel,
+  report: PngTuningReport,
+): Promise<BufferedOutput> {
+  const target = QUALITY_TARGETS[level] + PROXY_MARGIN;
+  const reference = await decodeRgb(pipeline.clone());
+  const palette = await pipeline.clone().png(paletteOptions(level)).toBuffer();
+  report.trials = 1;
+  report.proxyScore = scorePixels(reference, await decodeRgb(palette), SEARCH_MOSAIC);
+  if (report.proxyScore >= target) return bufferedOutput(await optimisePng(palette));
+
+  const proxy = mosaic(reference, SEARCH_MOSAIC);
+  // searchQuality looks for the lowest passing "quality": quality q stands for step MAX_STEP + 1 - q.
+  const result = await searchQuality({
+    min: 1,
+    max: MAX_STEP,
+    start: MAX_STEP + 1 - START_STEP[level],
+    target,
+    ...SEARCH_LIMITS,
+    trial: async (quality) => {
+      const { reconstructed } = quantiseResiduals(proxy, MAX_STEP + 1 - quality);
+      return ssimulacra2(proxy, reconstructed);
+    },
+  });
+  report.trials += result.trials.length;
+  const step = MAX_STEP + 1 - result.quality;
+  if (step <= 1) {
+    report.fallback = 'lossless';
+    return losslessPng(pipeline);
+  }
+  report.fallback = 'near-lossless';
+  report.quality = step;
+  report.proxyScore = result.score;
+  // The palette PNG carries the metadata the pipeline keeps (ICC, EXIF, text): reuse its chunks.
+  const png = encodeNearLosslessPng(quantiseResiduals(reference, step), ancillaryChunks(palette));
+  return bufferedOutput(await optimisePng(png));
+}
