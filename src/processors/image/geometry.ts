@@ -22,8 +22,8 @@ export function orientedSize(source: ImageSource): Size {
   return { width: meta.width, height: meta.pageHeight ?? meta.height };
 }
 
-/** Rejects a crop outside the image and operations sharp cannot do per frame of an animation. */
-export function checkGeometry(source: ImageSource, geometry: GeometryRequest, animated: boolean): void {
+/** Rejects a crop outside the image. */
+export function checkGeometry(source: ImageSource, geometry: GeometryRequest): void {
   const { width, height } = orientedSize(source);
   const crop = geometry.crop;
   if (crop !== undefined && (crop.x + crop.width > width || crop.y + crop.height > height)) {
@@ -32,13 +32,6 @@ export function checkGeometry(source: ImageSource, geometry: GeometryRequest, an
       `crop x=${crop.x} y=${crop.y} width=${crop.width} height=${crop.height} lies outside the image, ` +
         `which is ${width}×${height} pixels after orientation`,
     );
-  }
-  // libvips treats an animation as one tall strip: rotating or flipping it would reorder the frames.
-  if (animated && source.animated) {
-    if (geometry.rotate !== 0) {
-      throw ValidationError.field('image.rotate', 'rotate is not supported for animated images');
-    }
-    if (geometry.flip) throw ValidationError.field('image.flip', 'flip is not supported for animated images');
   }
 }
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { DEFAULT_IMAGE_LIMITS, Deadline, type ImageLimits } from './limits.ts';
 import { describeImage } from './metadata.ts';
@@ -84,14 +85,21 @@ async function processImage(
     deadline,
     signal: request.signal,
   });
-  checkGeometry(source, params, target === 'auto' || formatCanAnimate(target));
+  checkGeometry(source, params);
   const metadata = request.wantMetadata ? describeImage(source.inputMeta, inputFormat) : undefined;
   throwIfAborted(request.signal);
 
   const release = await budget.acquire(decodedPixels(source.meta, source.frames), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   try {
-    output = await produceOutput({ request, params, source, limits, deadline }, target);
+    const animatedOutput = target === 'auto' || formatCanAnimate(target);
+    const work = needsFrameGeometry(source, params, animatedOutput)
+      ? await applyFrameGeometry(source, params, request.workDir, limits, request.signal)
+      : { source, geometry: params };
+    output = await produceOutput(
+      { request, params: { ...params, ...work.geometry }, source: work.source, limits, deadline },
+      target,
+    );
   } finally {
     release();
   }

@@ -204,22 +204,48 @@ describe('image processor: resize modes, crop, rotate, flip', () => {
     );
   });
 
-  it('crops and mirrors every frame of an animation; refuses rotate and flip there', async () => {
+  it('crops and mirrors every frame of an animation', async () => {
     const result = await runImage(corpus.animatedGif, {
       crop: { x: 2, y: 3, width: 10, height: 20 },
       flop: true,
     });
     const out = await decode(result.path);
     assert.deepEqual([out.frames, out.width, out.height], [24, 10, 20]);
-    await assert.rejects(runImage(corpus.animatedGif, { rotate: 90 }), (e: unknown) => {
-      assert.ok(e instanceof ValidationError);
-      assert.equal(e.errors?.[0]?.field, 'image.rotate');
-      return true;
-    });
-    // Not animated output: the first frame can be rotated.
+    // Not animated output: the first frame alone.
     const png = await decode((await runImage(corpus.animatedGif, { rotate: 90, format: 'png' })).path);
     assert.deepEqual([png.width, png.height, png.frames], [25, 14, 1]);
   });
+
+  for (const format of ['gif', 'webp'] as const) {
+    it(`rotates and flips each frame of an animation in place (${format} out), timing kept`, async () => {
+      const crop = { x: 1, y: 2, width: 12, height: 20 };
+      const result = await runImage(corpus.animatedGif, { format, crop, rotate: 90, flip: true });
+      const out = await sharp(result.path).metadata();
+      const input = await sharp(corpus.animatedGif).metadata();
+      assert.deepEqual([out.format, out.pages, out.width, out.height], [format, 24, 20, 12]);
+      assert.deepEqual(out.delay, input.delay);
+      for (const page of [0, 7, 23]) {
+        // The staged operations on that frame alone, in the API's order.
+        const frame = await sharp(corpus.animatedGif, { page })
+          .extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height })
+          .png()
+          .toBuffer();
+        const expected = sharp(await sharp(frame).rotate(90).png().toBuffer()).flip();
+        const actual = await sharp(result.path, { page }).png().toBuffer();
+        const score = await psnr(actual, expected);
+        assert.ok(score > 28, `frame ${page}: PSNR ${score.toFixed(1)}`);
+        // A frame taken from elsewhere in the animation would not match as well.
+        const other = sharp(
+          await sharp(corpus.animatedGif, { page: (page + 12) % 24 })
+            .extract({ left: crop.x, top: crop.y, width: crop.width, height: crop.height })
+            .rotate(90)
+            .png()
+            .toBuffer(),
+        ).flip();
+        assert.ok(score > (await psnr(actual, other)), `frame ${page} is in its place`);
+      }
+    });
+  }
 
   it('checkParams: one entry per problem with the exact field path', () => {
     const check = (params: Record<string, unknown>) => processor.checkParams!(params, 'image');
