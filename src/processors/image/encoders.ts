@@ -43,13 +43,6 @@ const AVIF: Record<LossyLevel, { quality: number; min: number; max: number }> = 
 };
 
 /**
- * JPEG XL (cjxl, written by output.ts): lossy levels as a Butteraugli distance (`cjxl -d`), the encoder's own
- * perceptual target. Starting values from libjxl's guidance (d 1.0 ≈ visually lossless); not yet tuned on
- * the corpus against the SSIMULACRA 2 targets.
- */
-export const JXL_DISTANCE: Record<LossyLevel, number> = { medium: 1.0, high: 1.5, ultra: 2.5 };
-
-/**
  * GIF: reusing the input palette matters most (a fresh palette per frame tripled a 24-frame GIF); the
  * lossy levels then tolerate small errors so barely changed pixels are taken from the previous frame
  * (inter-frame) and frames share palettes (inter-palette).

@@ -13,6 +13,7 @@ import { iconSizesFor, writeIcon } from './codecs/ico.ts';
 import { encodeJxl, recompressJpegToJxl } from './codecs/jxl.ts';
 import { applyTunedEncoder, canAnimate, canHoldAlpha } from './encoders.ts';
 import { stripJpegMetadata } from './jpeg-segments.ts';
+import { JXL_DISTANCE, searchJxlDistance } from './jxl-tuning.ts';
 import type { Deadline, ImageLimits } from './limits.ts';
 import type { OutputFormat, RasterFormat, ResolvedImageParams } from './params.ts';
 import { buildPipeline } from './pipeline.ts';
@@ -154,7 +155,14 @@ function toolRun(ctx: OutputContext) {
 async function encodeJxlOutput(ctx: OutputContext, path: string): Promise<Candidate> {
   const png = join(ctx.request.workDir, 'jxl-input.png');
   await withinBudget(ctx, pipelineFor(ctx, 'jxl').png({ compressionLevel: 1 }).toFile(png));
-  await encodeJxl(png, path, ctx.params.compression, toolRun(ctx));
+  const level = ctx.params.compression;
+  const distance =
+    level === 'lossless'
+      ? 0
+      : await searchJxlDistance(pipelineFor(ctx, 'jxl'), level, ctx.request.workDir, toolRun(ctx)).catch(
+          () => JXL_DISTANCE[level],
+        );
+  await encodeJxl(png, path, distance, toolRun(ctx));
   await rm(png, { force: true });
   return { path, format: 'jxl', size: (await stat(path)).size };
 }

@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
 import { stripJpegMetadata } from '../../../src/processors/image/jpeg-segments.ts';
+import { scoreOutput } from '../../../src/processors/image/quality/score.ts';
+import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode, psnr, ssim } from '../../support/images.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
@@ -36,6 +38,17 @@ describe('image processor: output formats', () => {
     const out = await decode(png);
     assert.deepEqual([out.width, out.height], [1280, 960]);
     assert.ok((await ssim(png, corpus.canonPhoto)) > 0.95);
+  });
+
+  it("lossy JPEG XL meets each level's SSIMULACRA 2 target, sizes ordered by level", async () => {
+    const sizes: number[] = [];
+    for (const compression of ['ultra', 'high', 'medium'] as const) {
+      const result = await runImage(corpus.canonPhoto, { format: 'jxl', compression });
+      const score = await scoreOutput(sharp(corpus.canonPhoto).autoOrient(), djxl(result.path, 'png'));
+      assert.ok(score >= QUALITY_TARGETS[compression] - 1, `${compression}: ${score.toFixed(1)}`);
+      sizes.push(result.outputSize);
+    }
+    assert.ok(sizes[0]! < sizes[1]! && sizes[1]! < sizes[2]!, sizes.join(' < '));
   });
 
   it('lossless JXL from a JPEG recompresses it reversibly (djxl restores the stripped JPEG bit for bit)', async () => {

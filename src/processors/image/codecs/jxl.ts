@@ -1,22 +1,18 @@
 /**
  * JPEG XL output through libjxl's `cjxl` (sharp's libvips cannot save JXL): lossy by Butteraugli
- * distance per level, modular lossless, or lossless recompression of a JPEG's own DCT data (about 20 %
- * smaller and reversible to the original JPEG).
+ * distance, modular lossless, or lossless recompression of a JPEG's own DCT data (about 20 % smaller and
+ * reversible to the original JPEG). `djxl` decodes trial outputs for the per-image distance search.
  */
-import type { CompressionLevel } from '../params.ts';
 import { runTool, type ToolRun } from '../run-tool.ts';
 
-/** Butteraugli distance: 1.0 is visually lossless at normal viewing; libjxl's default is 1.0. */
-const DISTANCE: Record<Exclude<CompressionLevel, 'lossless'>, number> = {
-  medium: 1.0,
-  high: 1.5,
-  ultra: 2.5,
-};
+/** Encodes a PNG (decoded pixels) to JXL; distance 0 is lossless. */
+export function encodeJxl(png: string, output: string, distance: number, run: ToolRun): Promise<void> {
+  return runTool('cjxl', [png, output, '-d', distance.toFixed(2), '--lossless_jpeg=0', '--quiet'], run);
+}
 
-/** Encodes a PNG (decoded pixels) to JXL. */
-export function encodeJxl(png: string, output: string, level: CompressionLevel, run: ToolRun): Promise<void> {
-  const distance = level === 'lossless' ? 0 : DISTANCE[level];
-  return runTool('cjxl', [png, output, '-d', String(distance), '--lossless_jpeg=0', '--quiet'], run);
+/** Decodes a JXL to PNG (8-bit sRGB for the metric). */
+export function decodeJxl(jxl: string, png: string, run: ToolRun): Promise<void> {
+  return runTool('djxl', [jxl, png, '--bits_per_sample=8', '--quiet'], run);
 }
 
 /** Recompresses a JPEG's coefficients losslessly (the JPEG can be restored bit-exact with djxl). */
