@@ -39,13 +39,14 @@ export type ImageProcessorOptions = Partial<ImageLimits>;
 /** sharp reads the first set; the rest are decoded by our own code or Debian tools (see source.ts). */
 const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'heic', 'bmp', 'ico'] as const;
 
-export function createImageProcessor(options: ImageProcessorOptions = {}): Processor {
+/** `budget` is the process's pixel budget; tests pass their own to watch it. */
+export function createImageProcessor(options: ImageProcessorOptions = {}, budget?: PixelBudget): Processor {
   const limits: ImageLimits = { ...DEFAULT_IMAGE_LIMITS };
   for (const key of Object.keys(limits) as (keyof ImageLimits)[]) {
     const value = options[key];
     if (value !== undefined) limits[key] = value;
   }
-  const budget = new PixelBudget(limits.pixelsInFlight);
+  const pixels = budget ?? new PixelBudget(limits.pixelsInFlight);
   return {
     name: 'image',
     kind: 'image',
@@ -53,7 +54,7 @@ export function createImageProcessor(options: ImageProcessorOptions = {}): Proce
     outputFormats: [...RASTER_OUTPUT_FORMATS, ...EXTRA_OUTPUT_FORMATS],
     paramsSchema: imageParamsSchema,
     checkParams: checkImageParams,
-    process: (request) => processImage(request, limits, budget),
+    process: (request) => processImage(request, limits, pixels),
   };
 }
 
@@ -91,17 +92,20 @@ async function processImage(
 
   const release = await budget.acquire(decodedPixels(source.meta, source.frames), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
+  const abandoned: Promise<unknown>[] = [];
   try {
     const animatedOutput = target === 'auto' || formatCanAnimate(target);
     const work = needsFrameGeometry(source, params, animatedOutput)
       ? await applyFrameGeometry(source, params, request.workDir, limits, request.signal)
       : { source, geometry: params };
     output = await produceOutput(
-      { request, params: { ...params, ...work.geometry }, source: work.source, limits, deadline },
+      { request, params: { ...params, ...work.geometry }, source: work.source, limits, deadline, abandoned },
       target,
     );
   } finally {
-    release();
+    // An encode that outlived the job still holds its pixels: release the budget when it ends.
+    if (abandoned.length === 0) release();
+    else void Promise.allSettled(abandoned).then(release);
   }
   throwIfAborted(request.signal);
   return {

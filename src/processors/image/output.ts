@@ -26,6 +26,8 @@ export interface OutputContext {
   source: ImageSource;
   limits: ImageLimits;
   deadline: Deadline;
+  /** Encodes given up at the deadline or on abort that are still running (they hold memory until done). */
+  abandoned: Promise<unknown>[];
 }
 
 export interface Candidate {
@@ -125,16 +127,27 @@ async function smallerGif(ctx: OutputContext, written: Candidate): Promise<Candi
 
 /**
  * sharp's `timeout()` stops libvips between evaluation steps, but some encoders (AVIF, WebP) compress in
- * one call after the pixels are ready; the job then answers at the deadline (or on abort) and the
- * orphaned encode finishes in the background.
+ * one call after the pixels are ready and cannot be interrupted; the job then answers at the deadline (or
+ * on abort), and the encode, listed in `ctx.abandoned`, keeps its share of the pixel budget until it ends
+ * (image-processor.ts), so abandoned work cannot pile up in memory.
  */
 async function withinBudget<T>(ctx: OutputContext, work: Promise<T>): Promise<T> {
   const { deadline, request } = ctx;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(deadline.exceeded()), deadline.remainingMs());
-    onAbort = () => reject(request.signal.reason);
+    const giveUp = (reason: unknown) => {
+      ctx.abandoned.push(work);
+      reject(reason);
+    };
+    let left: number;
+    try {
+      left = deadline.remainingMs();
+    } catch (exceeded) {
+      return giveUp(exceeded);
+    }
+    timer = setTimeout(() => giveUp(deadline.exceeded()), left);
+    onAbort = () => giveUp(request.signal.reason);
     request.signal.addEventListener('abort', onAbort, { once: true });
   });
   work.catch(() => {}); // an abandoned encode may still fail later

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
 import { detectFile } from '../../../src/media/detect.ts';
@@ -10,6 +11,7 @@ import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
+import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
@@ -99,6 +101,25 @@ describe('image processor: limits and safety', () => {
       refused(/time budget of 1 s/),
     );
     assert.ok(performance.now() - started < 8000, `${performance.now() - started} ms`);
+  });
+
+  it('an encode that outlives the budget keeps its pixels reserved until it really ends', async () => {
+    // Lossless AVIF is one uninterruptible libaom call of several seconds on this photo.
+    const budget = new PixelBudget(100_000_000);
+    const detected = await detectFile(corpus.canonPhoto);
+    assert.ok(detected !== undefined);
+    const job = createImageProcessor({ timeBudgetMs: 800 }, budget).process({
+      input: { ...detected, path: corpus.canonPhoto, name: 'photo.jpg', size: 1 },
+      params: { format: 'avif', compression: 'lossless' },
+      workDir: await mkdtemp(join(scratch, 'job-')),
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    });
+    await assert.rejects(job, refused(/time budget/));
+    assert.equal(budget.inUse, 1280 * 960, 'the abandoned encode still holds its pixels');
+    const started = performance.now();
+    while (budget.inUse > 0 && performance.now() - started < 120_000) await sleep(50);
+    assert.equal(budget.inUse, 0, 'released when the encode ended');
   });
 
   it('kills an external tool at the time budget and on abort', async () => {
