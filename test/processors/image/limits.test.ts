@@ -104,19 +104,21 @@ describe('image processor: limits and safety', () => {
   });
 
   it('an encode that outlives the budget keeps its pixels reserved until it really ends', async () => {
-    // Lossless AVIF is one uninterruptible libaom call of several seconds on this photo.
+    // Lossless AVIF of 6.75 MP is one uninterruptible libaom call of several seconds.
+    const input = join(scratch, 'large.png');
+    await sharp(corpus.canonPhoto).resize(3000, 2250).png({ compressionLevel: 1 }).toFile(input);
     const budget = new PixelBudget(100_000_000);
-    const detected = await detectFile(corpus.canonPhoto);
+    const detected = await detectFile(input);
     assert.ok(detected !== undefined);
-    const job = createImageProcessor({ timeBudgetMs: 800 }, budget).process({
-      input: { ...detected, path: corpus.canonPhoto, name: 'photo.jpg', size: 1 },
+    const job = createImageProcessor({ timeBudgetMs: 400 }, budget).process({
+      input: { ...detected, path: input, name: 'large.png', size: 1 },
       params: { format: 'avif', compression: 'lossless' },
       workDir: await mkdtemp(join(scratch, 'job-')),
       signal: new AbortController().signal,
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
-    assert.equal(budget.inUse, 1280 * 960, 'the abandoned encode still holds its pixels');
+    assert.equal(budget.inUse, 3000 * 2250, 'the abandoned encode still holds its pixels');
     const started = performance.now();
     while (budget.inUse > 0 && performance.now() - started < 120_000) await sleep(50);
     assert.equal(budget.inUse, 0, 'released when the encode ended');

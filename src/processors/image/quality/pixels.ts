@@ -48,34 +48,63 @@ export const SEARCH_MOSAIC: MosaicOptions = { tile: 192, grid: 3 };
 
 /**
  * Evenly spread full-resolution tiles stitched into one image. An image that is not larger than the
- * mosaic is returned whole.
+ * mosaic is returned whole. Searches encode the tiles one by one (`mosaicTiles`) and score the stitched
+ * result: encoding the stitched mosaic would add seams the image does not have, and with 4:2:0 chroma the
+ * seams bleed colour (Garden: the stitched proxy saturates at 83.5 at mozjpeg q97, the image scores 95.7).
  */
-export function mosaic(image: RgbImage, { tile: wanted, grid }: MosaicOptions): RgbImage {
+export function mosaic(image: RgbImage, options: MosaicOptions): RgbImage {
+  const grid = mosaicTiles(image, options);
+  return grid === undefined ? image : stitch(grid);
+}
+
+/** The tiles of a mosaic, row by row; undefined when the image is not larger than the mosaic. */
+export interface TileGrid {
+  tiles: RgbImage[];
+  cols: number;
+  rows: number;
+}
+
+export function mosaicTiles(image: RgbImage, { tile: wanted, grid }: MosaicOptions): TileGrid | undefined {
   const tile = Math.max(16, Math.floor(wanted / 16) * 16);
   const { width, height, channels, data } = image;
   const cols = Math.min(grid, Math.floor(width / tile));
   const rows = Math.min(grid, Math.floor(height / tile));
-  if (cols < 1 || rows < 1 || width * height <= tile * tile * grid * grid * 1.5) return image;
-  const outW = cols * tile;
-  const outH = rows * tile;
-  const out = new Uint8Array(outW * outH * channels);
+  if (cols < 1 || rows < 1 || width * height <= tile * tile * grid * grid * 1.5) return undefined;
   const origin = (index: number, count: number, size: number) => {
     // Centres of `count` equal bands, snapped to the 16 px block grid.
     const centre = ((index + 0.5) * size) / count - tile / 2;
     return Math.min(size - tile, Math.max(0, Math.floor(centre / 16) * 16));
   };
+  const tiles: RgbImage[] = [];
   for (let r = 0; r < rows; r++) {
     const y0 = origin(r, rows, height);
     for (let c = 0; c < cols; c++) {
       const x0 = origin(c, cols, width);
+      const out = new Uint8Array(tile * tile * channels);
       for (let y = 0; y < tile; y++) {
         const src = ((y0 + y) * width + x0) * channels;
-        const dst = ((r * tile + y) * outW + c * tile) * channels;
-        out.set(data.subarray(src, src + tile * channels), dst);
+        out.set(data.subarray(src, src + tile * channels), y * tile * channels);
       }
+      tiles.push({ data: out, width: tile, height: tile, channels });
     }
   }
-  return { data: out, width: outW, height: outH, channels };
+  return { tiles, cols, rows };
+}
+
+/** Tiles of equal size side by side, row by row. */
+export function stitch({ tiles, cols, rows }: TileGrid): RgbImage {
+  const { width: tile, channels } = tiles[0]!;
+  const outW = cols * tile;
+  const out = new Uint8Array(outW * rows * tile * channels);
+  tiles.forEach((t, i) => {
+    const r = Math.floor(i / cols);
+    const c = i % cols;
+    for (let y = 0; y < tile; y++) {
+      const src = t.data.subarray(y * tile * channels, (y + 1) * tile * channels);
+      out.set(src, ((r * tile + y) * outW + c * tile) * channels);
+    }
+  });
+  return { data: out, width: outW, height: rows * tile, channels };
 }
 
 /** A sharp pipeline over raw RGB(A) pixels, to encode a proxy. */
