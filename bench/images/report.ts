@@ -5,6 +5,49 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
+export interface Row {
+  format: string;
+  level: string;
+  file: string;
+  presso: { bytes: number; score: number; ms: number };
+  peers: Record<string, { bytes: number; score: number; q: number; ms: number } | undefined>;
+}
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** Per format, level and peer: medians over the images (ratio over the images where the peer matched). */
+export function summarise(rows: Row[]): Summary[] {
+  const summary: Summary[] = [];
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = `${r.format}|${r.level}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  for (const [k, rs] of groups) {
+    const [format, level] = k.split('|') as [string, string];
+    const peerNames = new Set(rs.flatMap((r) => Object.keys(r.peers)));
+    for (const peer of peerNames) {
+      const matched = rs.filter((r) => r.peers[peer] !== undefined);
+      summary.push({
+        format,
+        level,
+        peer,
+        images: rs.length,
+        pressoScore: median(rs.map((r) => r.presso.score)),
+        ratio: median(matched.map((r) => r.presso.bytes / r.peers[peer]!.bytes)),
+        pressoMs: median(rs.map((r) => r.presso.ms)),
+        peerMs: median(matched.map((r) => r.peers[peer]!.ms)),
+        unmatched: rs.length - matched.length,
+      });
+    }
+  }
+  return summary;
+}
+
 export interface Summary {
   format: string;
   level: string;

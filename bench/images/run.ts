@@ -5,7 +5,7 @@
  * Run by `npm run bench` (scripts/bench.sh); `--quick` uses a smaller sample. Writes bench/results/*.json.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -14,52 +14,17 @@ import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { scoreOutput } from '../../src/processors/image/quality/score.ts';
 import { QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
-import { createAccountCli, spawnPresso, startTestPresso, testClient } from '../../test/support/presso.ts';
-import { renderReport, type Summary, type Target, writeReadmeReport } from './report.ts';
+import { type Row, renderReport, summarise, type Target, writeReadmeReport } from './report.ts';
+import { benchSample } from './sample.ts';
+import { measurePeakRss, measureThroughput } from './service.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const quick = process.argv.includes('--quick');
 const C = resolve(root, process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench');
 const work = await mkdtemp(join(tmpdir(), 'presso-bench-'));
 const processor = createImageProcessor({});
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-const files = (dir: string, re: RegExp) =>
-  existsSync(dir)
-    ? readdirSync(dir)
-        .filter((f) => re.test(f))
-        .map((f) => join(dir, f))
-        .filter((f) => statSync(f).isFile())
-        .sort()
-    : [];
-
-// ---- corpus sample -------------------------------------------------------------------------------
-const forensics = join(C, 'usr/share/forensics-samples/original-files');
-const skimage = join(C, 'usr/lib/python3/dist-packages/skimage/data');
-const photos = [
-  ...files(join(C, 'usr/share/backgrounds/mate/nature'), /\.jpg$/i).slice(0, quick ? 2 : 4),
-  join(forensics, 'pic1/IMG_20200827_231612.jpg'),
-  ...(quick ? [] : [join(forensics, 'pic2/IMG_20200608_111614.jpg'), join(forensics, 'pic1/IMG_1054.JPG')]),
-];
-const pngs = [
-  join(skimage, 'astronaut.png'),
-  join(skimage, 'coffee.png'),
-  ...(quick ? [] : [join(skimage, 'chelsea.png'), join(forensics, 'pic1/debian.png')]),
-  ...files(join(C, 'usr/share/backgrounds/mate/desktop'), /\.png$/i).slice(0, quick ? 1 : 3),
-];
-const webps = files(join(C, 'usr/share/backgrounds/gnome'), /\.webp$/i).slice(0, quick ? 1 : 3);
-const svgs = [
-  ...files(join(C, 'usr/share/desktop-base/emerald-theme/wallpaper/contents/images'), /\.svg$/i),
-  ...files(join(C, 'usr/share/doc/imagemagick-6-common/html/images'), /\.svg$/i),
-].slice(0, quick ? 4 : 12);
-const gifs = files(join(C, 'usr/share/doc/imagemagick-6-common/html/images'), /\.gif$/i).slice(
-  0,
-  quick ? 3 : 7,
-);
+const { photos, pngs, webps, svgs, gifs } = benchSample(C, quick);
 
 // ---- helpers ---------------------------------------------------------------------------------------
 /** `params` is the `image` namespace of a request (what the processor receives). */
@@ -107,13 +72,6 @@ async function matchPeer(
   return best;
 }
 
-interface Row {
-  format: string;
-  level: string;
-  file: string;
-  presso: { bytes: number; score: number; ms: number };
-  peers: Record<string, { bytes: number; score: number; q: number; ms: number } | undefined>;
-}
 const rows: Row[] = [];
 let n = 0;
 const tmp = (ext: string) => join(work, `t${n++}.${ext}`);
@@ -269,81 +227,15 @@ for (const file of gifs) {
   });
 }
 
-// ---- summary table ---------------------------------------------------------------------------------------
-const summary: Summary[] = [];
-const groups = new Map<string, Row[]>();
-for (const r of rows) {
-  const k = `${r.format}|${r.level}`;
-  groups.set(k, [...(groups.get(k) ?? []), r]);
-}
-for (const [k, rs] of groups) {
-  const [format, level] = k.split('|') as [string, string];
-  const peerNames = new Set(rs.flatMap((r) => Object.keys(r.peers)));
-  for (const peer of peerNames) {
-    const matched = rs.filter((r) => r.peers[peer] !== undefined);
-    summary.push({
-      format,
-      level,
-      peer,
-      images: rs.length,
-      pressoScore: median(rs.map((r) => r.presso.score)),
-      ratio: median(matched.map((r) => r.presso.bytes / r.peers[peer]!.bytes)),
-      pressoMs: median(rs.map((r) => r.presso.ms)),
-      peerMs: median(matched.map((r) => r.peers[peer]!.ms)),
-      unmatched: rs.length - matched.length,
-    });
-  }
-}
+const summary = summarise(rows);
 
-// ---- service overhead: API vs in-process, same files, same concurrency -------------------------------------
+// ---- service overhead and memory (service.ts) ----------------------------------------------------------------
 const CONCURRENCY = 2;
-const apiFiles = photos.slice(0, quick ? 2 : 4);
-async function pool<T>(items: T[], fn: (t: T) => Promise<void>) {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let it = queue.shift(); it !== undefined; it = queue.shift()) await fn(it);
-    }),
-  );
-}
-const rounds = [...apiFiles, ...apiFiles];
-let t0 = performance.now();
-await pool(rounds, async (f) => {
-  await presso(f, { compression: 'high' });
-});
-const inProcess = rounds.length / ((performance.now() - t0) / 1000);
-const server = await startTestPresso();
-t0 = performance.now();
-await pool(rounds, async (f) => {
-  const response = await server.upload(f, { image: { compression: 'high' } });
-  const body = (await response.json()) as { url?: string };
-  if (response.status !== 200 || !body.url)
-    throw new Error(`upload ${response.status} ${JSON.stringify(body)}`);
-  await (await server.get(body.url)).arrayBuffer();
-});
-const viaApi = rounds.length / ((performance.now() - t0) / 1000);
-await server.stop();
-
-// ---- peak RSS: 8 concurrent 24 MP uploads to a child server ---------------------------------------------------
-const big = join(work, 'big-24mp.jpg');
-await sharp(photos[0]!).resize(6000, 4000, { fit: 'fill' }).jpeg({ quality: 90 }).toFile(big);
-const dataDir = await mkdtemp(join(work, 'data-'));
-const account = await createAccountCli(dataDir, 'bench');
-const child = await spawnPresso(dataDir);
-const client = testClient(child.url, account.key, child.cert);
-const statusOf = () => readFileSync(`/proc/${child.child.pid}/status`, 'utf8');
-const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(statusOf())?.[1] ?? 0);
-const idleRss = kb('VmRSS');
-const statuses = await Promise.all(
-  Array.from({ length: 8 }, async () => {
-    const r = await client.upload(big, { image: { compression: 'high' } });
-    await r.arrayBuffer();
-    return r.status;
-  }),
+const rounds = [...photos.slice(0, quick ? 2 : 4), ...photos.slice(0, quick ? 2 : 4)];
+const { inProcess, viaApi } = await measureThroughput(rounds, CONCURRENCY, (f) =>
+  presso(f, { compression: 'high' }),
 );
-const peakRssMb = kb('VmHWM') / 1024;
-await client.close();
-await child.kill('SIGTERM');
+const { idleRssMb, peakRssMb, statuses } = await measurePeakRss(photos[0]!, work);
 
 // ---- report --------------------------------------------------------------------------------------------------
 const pick = (f: string, l: string, peer?: string) =>
@@ -382,7 +274,7 @@ const report = renderReport({
   inProcess,
   viaApi,
   peakRssMb,
-  idleRssMb: idleRss / 1024,
+  idleRssMb,
   statuses,
   targets,
 });
@@ -394,7 +286,17 @@ const out = join(results, `images-${new Date().toISOString().replace(/[:.]/g, '-
 await writeFile(
   out,
   JSON.stringify(
-    { quick, qualityTargets: QUALITY_TARGETS, summary, rows, inProcess, viaApi, peakRssMb, idleRss, targets },
+    {
+      quick,
+      qualityTargets: QUALITY_TARGETS,
+      summary,
+      rows,
+      inProcess,
+      viaApi,
+      peakRssMb,
+      idleRssMb,
+      targets,
+    },
     null,
     2,
   ),
