@@ -44,6 +44,10 @@ export class Deadline {
     return left;
   }
 
+  isExceeded(): boolean {
+    return performance.now() >= this.#end;
+  }
+
   /** Whole seconds for sharp's `timeout()` (its resolution); at least 1. */
   remainingSeconds(): number {
     return Math.max(1, Math.ceil(this.remainingMs() / 1000));

@@ -13,7 +13,7 @@ import { iconSizesFor, writeIcon } from './codecs/ico.ts';
 import { encodeJxl, recompressJpegToJxl } from './codecs/jxl.ts';
 import { applyTunedEncoder, canAnimate, canHoldAlpha } from './encoders.ts';
 import { stripJpegMetadata } from './jpeg-segments.ts';
-import { JXL_DISTANCE, searchJxlDistance } from './jxl-tuning.ts';
+import { encodeTunedJxl, JXL_DISTANCE } from './jxl-tuning.ts';
 import type { Deadline, ImageLimits } from './limits.ts';
 import type { OutputFormat, RasterFormat, ResolvedImageParams } from './params.ts';
 import { buildPipeline } from './pipeline.ts';
@@ -169,13 +169,17 @@ async function encodeJxlOutput(ctx: OutputContext, path: string): Promise<Candid
   const png = join(ctx.request.workDir, 'jxl-input.png');
   await withinBudget(ctx, pipelineFor(ctx, 'jxl').png({ compressionLevel: 1 }).toFile(png));
   const level = ctx.params.compression;
-  const distance =
-    level === 'lossless'
-      ? 0
-      : await searchJxlDistance(pipelineFor(ctx, 'jxl'), level, ctx.request.workDir, toolRun(ctx)).catch(
-          () => JXL_DISTANCE[level],
-        );
-  await encodeJxl(png, path, distance, toolRun(ctx));
+  const run = toolRun(ctx);
+  if (level === 'lossless') {
+    await encodeJxl(png, path, 0, run);
+  } else {
+    const job = { png, output: path, workDir: ctx.request.workDir, run };
+    await encodeTunedJxl(pipelineFor(ctx, 'jxl'), level, job).catch(async (error: unknown) => {
+      // Aborts and the deadline end the job; any other search failure falls back to the tuned distance.
+      if (ctx.request.signal.aborted || ctx.deadline.isExceeded()) throw error;
+      await encodeJxl(png, path, JXL_DISTANCE[level], run);
+    });
+  }
   await rm(png, { force: true });
   return { path, format: 'jxl', size: (await stat(path)).size };
 }

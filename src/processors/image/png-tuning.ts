@@ -77,8 +77,9 @@ export async function tunedPng(
   const reference = await decodeRgb(pipeline.clone());
   const palette = await pipeline.clone().png(paletteOptions(level)).toBuffer();
   report.trials = 1;
-  report.proxyScore = scorePixels(reference, await decodeRgb(palette), SEARCH_MOSAIC);
-  if (report.proxyScore >= target) return bufferedOutput(await optimisePng(palette));
+  // Scored whole (wide mosaic): a palette either serves the image or it does not.
+  report.proxyScore = scorePixels(reference, await decodeRgb(palette));
+  if (report.proxyScore >= QUALITY_TARGETS[level]) return bufferedOutput(await optimisePng(palette));
 
   const proxy = mosaic(reference, SEARCH_MOSAIC);
   // searchQuality looks for the lowest passing "quality": quality q stands for step MAX_STEP + 1 - q.
@@ -94,15 +95,23 @@ export async function tunedPng(
     },
   });
   report.trials += result.trials.length;
-  const step = MAX_STEP + 1 - result.quality;
-  if (step <= 1) {
-    report.fallback = 'lossless';
-    return losslessPng(pipeline);
+  // The proxy can misread an image whose hard areas fall between its tiles: the whole reconstruction is
+  // scored on the wide mosaic, and the step shrinks until it meets the target (at most 3 checks).
+  let step = MAX_STEP + 1 - result.quality;
+  for (let check = 0; check < 3 && step > 1; check++) {
+    const quantised = quantiseResiduals(reference, step);
+    const score = scorePixels(reference, quantised.reconstructed);
+    report.trials += 1;
+    if (score >= QUALITY_TARGETS[level]) {
+      report.fallback = 'near-lossless';
+      report.quality = step;
+      report.proxyScore = score;
+      // The palette PNG carries the metadata the pipeline keeps (ICC, EXIF, text): reuse its chunks.
+      const png = encodeNearLosslessPng(quantised, ancillaryChunks(palette));
+      return bufferedOutput(await optimisePng(png));
+    }
+    step = Math.max(1, step - Math.max(1, Math.round(step / 4)));
   }
-  report.fallback = 'near-lossless';
-  report.quality = step;
-  report.proxyScore = result.score;
-  // The palette PNG carries the metadata the pipeline keeps (ICC, EXIF, text): reuse its chunks.
-  const png = encodeNearLosslessPng(quantiseResiduals(reference, step), ancillaryChunks(palette));
-  return bufferedOutput(await optimisePng(png));
+  report.fallback = 'lossless';
+  return losslessPng(pipeline);
 }
