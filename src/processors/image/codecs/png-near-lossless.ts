@@ -7,7 +7,8 @@
  * become runs of zero residuals, and deflate compresses them far better. The output is a standard 8-bit
  * PNG any decoder reads; the step is searched per image against the perceptual target (encoders.ts).
  *
- * Alpha is kept exactly (step 1): edges of transparent areas are where errors show most.
+ * Alpha is quantised with half the step: the metric composites on dark and light backgrounds and so sees
+ * alpha errors, and some images (overlay wallpapers: black pixels, all content in alpha) have nothing else.
  */
 import { deflateSync } from 'node:zlib';
 import type { RgbImage } from '../quality/ssimulacra2.ts';
@@ -105,7 +106,7 @@ function quantiseRow(
   alphaIndex: number,
 ): number {
   let cost = 0;
-  const half = step >> 1;
+  const alphaStep = Math.max(1, Math.ceil(step / 2));
   for (let i = 0; i < source.length; i++) {
     const a = i >= bpp ? recon[i - bpp]! : 0;
     const b = above[i]!;
@@ -113,13 +114,15 @@ function quantiseRow(
     const predicted = predict(filter, a, b, c);
     const x = source[i]!;
     let value = x;
-    if (step > 1 && i % bpp !== alphaIndex) {
+    const s = i % bpp === alphaIndex ? alphaStep : step;
+    if (s > 1) {
+      const h = s >> 1;
       const residual = x - predicted;
-      const q = residual >= 0 ? Math.floor((residual + half) / step) : -Math.floor((half - residual) / step);
-      value = predicted + q * step;
+      const q = residual >= 0 ? Math.floor((residual + h) / s) : -Math.floor((h - residual) / s);
+      value = predicted + q * s;
       // Past 0 or 255: the next multiple inwards is within a step of x; failing that, x itself.
-      if (value > 255) value -= step;
-      else if (value < 0) value += step;
+      if (value > 255) value -= s;
+      else if (value < 0) value += s;
       if (value > 255 || value < 0) value = x;
     }
     recon[i] = value;
