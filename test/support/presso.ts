@@ -214,8 +214,9 @@ async function spawnOnce(
   const child = spawn(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
     cwd: repoRoot,
     env: {
-      // bin/presso sets this before Node starts (glibc reads it once); the child gets the same.
+      // bin/presso sets these before Node starts (glibc reads them once); the child gets the same.
       MALLOC_ARENA_MAX: '2',
+      MALLOC_MMAP_THRESHOLD_: '1048576',
       ...process.env,
       PRESSO_DATA_DIR: dataDir,
       PRESSO_HOST: '127.0.0.1',

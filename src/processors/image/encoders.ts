@@ -9,13 +9,14 @@ import type { CompressionLevel, RasterFormat } from './params.ts';
 import { bufferedOutput, LOSSLESS_PNG, losslessPng, paletteOptions, tunedPng } from './png-tuning.ts';
 import {
   decodeRgb,
+  mosaic,
   mosaicTiles,
   SEARCH_MOSAIC,
   sharpFromRgb,
   stitch,
   type TileGrid,
 } from './quality/pixels.ts';
-import { scorePixels } from './quality/score.ts';
+import { SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
@@ -225,6 +226,10 @@ function searchOnProxy(proxy: TileGrid, format: LossyFormat, level: LossyLevel, 
   });
 }
 
+function referenceTiles(reference: RgbImage): { proxy: TileGrid; wide: RgbImage } {
+  return { proxy: proxyTiles(reference), wide: mosaic(reference, SCORE_MOSAIC) };
+}
+
 /** The search proxy as tiles (the whole image as one tile when it is small). */
 function proxyTiles(reference: RgbImage): TileGrid {
   return mosaicTiles(reference, SEARCH_MOSAIC) ?? { tiles: [reference], cols: 1, rows: 1 };
@@ -246,8 +251,10 @@ async function tunedLossy(
 ): Promise<EncodedOutput> {
   const { level } = context;
   const target = QUALITY_TARGETS[level];
-  const reference = await referencePixels(pipeline, format === 'jpeg' && context.hasAlpha);
-  const proxy = proxyTiles(reference);
+  // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
+  const { proxy, wide } = referenceTiles(
+    await referencePixels(pipeline, format === 'jpeg' && context.hasAlpha),
+  );
   let aim = target + PROXY_MARGIN;
   let best: { buffer: Buffer; score: number } | undefined;
   for (let round = 0; round < 2; round++) {
@@ -257,7 +264,7 @@ async function tunedLossy(
       ...context,
       quality: result.quality,
     }).toBuffer();
-    const score = scorePixels(reference, await decodeRgb(buffer));
+    const score = await scoreEncodedAgainstMosaic(wide, buffer, format);
     const passes = score >= target;
     if (
       best === undefined ||

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { decodeJxl, encodeJxl } from './codecs/jxl.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
-import { scorePixels } from './quality/score.ts';
+import { SCORE_MOSAIC, scoreAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
@@ -37,15 +37,14 @@ export interface JxlJob {
 /** Writes `job.output` at the largest distance that meets the level's target; returns that distance. */
 export async function encodeTunedJxl(pipeline: Sharp, level: LossyLevel, job: JxlJob): Promise<number> {
   const target = QUALITY_TARGETS[level];
-  const reference = await decodeRgb(pipeline.clone());
-  const proxy = mosaic(reference, SEARCH_MOSAIC);
+  const { proxy, wide } = await referenceMosaics(pipeline);
   const proxyPng = join(job.workDir, 'jxl-proxy.png');
   await sharpFromRgb(proxy).png({ compressionLevel: 1 }).toFile(proxyPng);
   const decodedPng = join(job.workDir, 'jxl-decoded.png');
   const scoreOf = async (jxl: string, against: RgbImage, whole: boolean) => {
     await decodeJxl(jxl, decodedPng, job.run);
-    const decoded = await decodeRgb(decodedPng);
-    return whole ? scorePixels(against, decoded) : ssimulacra2(against, decoded);
+    const output = await decodeRgb(decodedPng);
+    return whole ? scoreAgainstMosaic(against, output) : ssimulacra2(against, output);
   };
   let aim = target + PROXY_MARGIN;
   let chosen: { distance: number; score: number } | undefined;
@@ -66,7 +65,7 @@ export async function encodeTunedJxl(pipeline: Sharp, level: LossyLevel, job: Jx
     if (chosen?.distance === distance) break;
     const candidate = join(job.workDir, `jxl-candidate-${round}.jxl`);
     await encodeJxl(job.png, candidate, distance, job.run);
-    const score = await scoreOf(candidate, reference, true);
+    const score = await scoreOf(candidate, wide, true);
     // Keep the first passing output (the second round only runs when the first missed), else the better.
     if (chosen === undefined || (chosen.score < target && score > chosen.score)) {
       chosen = { distance, score };
@@ -76,4 +75,10 @@ export async function encodeTunedJxl(pipeline: Sharp, level: LossyLevel, job: Jx
     aim = Math.max(target + (result.score - score) + CALIBRATION_MARGIN, aim + 0.5);
   }
   return chosen!.distance;
+}
+
+/** Only the mosaics are kept while cjxl runs, not the whole decoded image. */
+async function referenceMosaics(pipeline: Sharp): Promise<{ proxy: RgbImage; wide: RgbImage }> {
+  const decoded = await decodeRgb(pipeline.clone());
+  return { proxy: mosaic(decoded, SEARCH_MOSAIC), wide: mosaic(decoded, SCORE_MOSAIC) };
 }

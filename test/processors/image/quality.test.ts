@@ -5,8 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
-import { scoreOutput } from '../../../src/processors/image/quality/score.ts';
+import { decodeJpegMosaic, decodeRgb, mosaic } from '../../../src/processors/image/quality/pixels.ts';
+import {
+  SCORE_MOSAIC,
+  scoreAgainstMosaic,
+  scoreEncodedAgainstMosaic,
+  scoreOutput,
+} from '../../../src/processors/image/quality/score.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { ssimulacra2 } from '../../../src/processors/image/quality/ssimulacra2.ts';
 import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
@@ -129,6 +134,21 @@ describe('quality search', () => {
     assert.equal(calls, 3);
     assert.equal(result.stoppedBy, 'budget');
     assert.equal(result.quality, 90);
+  });
+});
+
+describe('scoring outputs', () => {
+  it('a JPEG decoded band by band gives the same mosaic, and score, as the whole decode', async () => {
+    const reference = await decodeRgb(corpus.gpsPhoto);
+    const wide = mosaic(reference, SCORE_MOSAIC);
+    const jpeg = await sharp(corpus.gpsPhoto).jpeg({ mozjpeg: true, quality: 60 }).toBuffer();
+    const whole = mosaic(await decodeRgb(jpeg), SCORE_MOSAIC);
+    const banded = await decodeJpegMosaic(jpeg, SCORE_MOSAIC);
+    assert.deepEqual([banded.width, banded.height], [whole.width, whole.height]);
+    assert.ok(Buffer.from(banded.data).equals(Buffer.from(whole.data)));
+    const score = await scoreEncodedAgainstMosaic(wide, jpeg, 'jpeg');
+    assert.equal(score, scoreAgainstMosaic(wide, await decodeRgb(jpeg)));
+    assert.ok(score > 50 && score < 95, String(score));
   });
 });
 

@@ -64,9 +64,13 @@ export interface TileGrid {
   rows: number;
 }
 
-export function mosaicTiles(image: RgbImage, { tile: wanted, grid }: MosaicOptions): TileGrid | undefined {
+/** Where the tiles of a mosaic sit in a width × height image; undefined when it is not larger. */
+export function mosaicLayout(
+  width: number,
+  height: number,
+  { tile: wanted, grid }: MosaicOptions,
+): { tile: number; xs: number[]; ys: number[] } | undefined {
   const tile = Math.max(16, Math.floor(wanted / 16) * 16);
-  const { width, height, channels, data } = image;
   const cols = Math.min(grid, Math.floor(width / tile));
   const rows = Math.min(grid, Math.floor(height / tile));
   if (cols < 1 || rows < 1 || width * height <= tile * tile * grid * grid * 1.5) return undefined;
@@ -75,20 +79,46 @@ export function mosaicTiles(image: RgbImage, { tile: wanted, grid }: MosaicOptio
     const centre = ((index + 0.5) * size) / count - tile / 2;
     return Math.min(size - tile, Math.max(0, Math.floor(centre / 16) * 16));
   };
-  const tiles: RgbImage[] = [];
-  for (let r = 0; r < rows; r++) {
-    const y0 = origin(r, rows, height);
-    for (let c = 0; c < cols; c++) {
-      const x0 = origin(c, cols, width);
-      const out = new Uint8Array(tile * tile * channels);
-      for (let y = 0; y < tile; y++) {
-        const src = ((y0 + y) * width + x0) * channels;
-        out.set(data.subarray(src, src + tile * channels), y * tile * channels);
-      }
-      tiles.push({ data: out, width: tile, height: tile, channels });
+  const xs = Array.from({ length: cols }, (_, c) => origin(c, cols, width));
+  const ys = Array.from({ length: rows }, (_, r) => origin(r, rows, height));
+  return { tile, xs, ys };
+}
+
+export function mosaicTiles(image: RgbImage, options: MosaicOptions): TileGrid | undefined {
+  const layout = mosaicLayout(image.width, image.height, options);
+  if (layout === undefined) return undefined;
+  const tiles = layout.ys.flatMap((y0) => cutTiles(image, y0, layout.xs, layout.tile));
+  return { tiles, cols: layout.xs.length, rows: layout.ys.length };
+}
+
+/** The tiles at `xs` of the tile row starting at `y0` of `image`. */
+function cutTiles(image: RgbImage, y0: number, xs: number[], tile: number): RgbImage[] {
+  const { width, channels, data } = image;
+  return xs.map((x0) => {
+    const out = new Uint8Array(tile * tile * channels);
+    for (let y = 0; y < tile; y++) {
+      const src = ((y0 + y) * width + x0) * channels;
+      out.set(data.subarray(src, src + tile * channels), y * tile * channels);
     }
+    return { data: out, width: tile, height: tile, channels };
+  });
+}
+
+/**
+ * The mosaic of an encoded JPEG without holding the whole decoded image: one band per tile row, decoded by
+ * libvips on its own (a JPEG is decoded top-down and stops at the band's end). 24 MP: ~15 MB instead of
+ * 72 MB, for about 1.5 full decodes of CPU.
+ */
+export async function decodeJpegMosaic(jpeg: Buffer, options: MosaicOptions): Promise<RgbImage> {
+  const { width = 0, height = 0 } = await sharp(jpeg).metadata();
+  const layout = mosaicLayout(width, height, options);
+  if (layout === undefined) return decodeRgb(jpeg);
+  const tiles: RgbImage[] = [];
+  for (const y0 of layout.ys) {
+    const band = await decodeRgb(sharp(jpeg).extract({ left: 0, top: y0, width, height: layout.tile }));
+    tiles.push(...cutTiles(band, 0, layout.xs, layout.tile));
   }
-  return { tiles, cols, rows };
+  return stitch({ tiles, cols: layout.xs.length, rows: layout.ys.length });
 }
 
 /** Tiles of equal size side by side, row by row. */

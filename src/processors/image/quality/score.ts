@@ -5,7 +5,7 @@
  * at a fraction of the cost on 12–24 MP photos.
  */
 import type { Sharp } from 'sharp';
-import { decodeRgb, type MosaicOptions, mosaic } from './pixels.ts';
+import { decodeJpegMosaic, decodeRgb, type MosaicOptions, mosaic } from './pixels.ts';
 import { type RgbImage, ssimulacra2 } from './ssimulacra2.ts';
 
 export const SCORE_MOSAIC: MosaicOptions = { tile: 512, grid: 3 };
@@ -30,6 +30,25 @@ export async function scoreOutput(
 export function scorePixels(reference: RgbImage, output: RgbImage, tiles = SCORE_MOSAIC): number {
   const [a, b] = alignChannels(reference, output);
   return ssimulacra2(mosaic(a, tiles), mosaic(b, tiles));
+}
+
+/**
+ * `scorePixels` for a caller that keeps only the wide mosaic of its reference (`mosaic(reference,
+ * SCORE_MOSAIC)`, 7 MB) instead of the whole decoded image (72 MB at 24 MP) while it encodes and decodes.
+ */
+export function scoreAgainstMosaic(referenceMosaic: RgbImage, output: RgbImage): number {
+  const [a, b] = alignChannels(referenceMosaic, mosaic(output, SCORE_MOSAIC));
+  return ssimulacra2(a, b);
+}
+
+/** `scoreAgainstMosaic` of an encoded output; a JPEG is decoded band by band (quality/pixels.ts). */
+export async function scoreEncodedAgainstMosaic(
+  referenceMosaic: RgbImage,
+  output: Buffer,
+  format: string,
+): Promise<number> {
+  const decoded = format === 'jpeg' ? await decodeJpegMosaic(output, SCORE_MOSAIC) : await decodeRgb(output);
+  return scoreAgainstMosaic(referenceMosaic, decoded);
 }
 
 /** An opaque image may come back with or without an alpha channel: give both the same layout. */
