@@ -193,38 +193,47 @@ for (const file of [...photos.slice(0, quick ? 1 : 3), ...webps]) {
 }
 
 // ---- SVG and GIF (bytes; both lossless-in-appearance) --------------------------------------------------
-for (const file of svgs) {
-  const out = await presso(file, {}).catch(() => undefined);
-  if (!out) continue;
-  const o = tmp('svg');
-  const t = performance.now();
-  const { optimize } = await import('svgo');
-  await writeFile(o, optimize(await readFile(file, 'utf8')).data);
-  rows.push({
-    format: 'svg',
-    level: 'high',
-    file: basename(file),
-    presso: { bytes: out.bytes, score: Number.NaN, ms: out.ms },
-    peers: {
-      'svgo (defaults)': { bytes: statSync(o).size, score: Number.NaN, q: 0, ms: performance.now() - t },
+const lossless: { format: string; files: string[]; peer: string; run: (file: string) => Promise<string> }[] =
+  [
+    {
+      format: 'svg',
+      files: svgs,
+      peer: 'svgo (defaults)',
+      run: async (file) => {
+        const o = tmp('svg');
+        const { optimize } = await import('svgo');
+        await writeFile(o, optimize(await readFile(file, 'utf8')).data);
+        return o;
+      },
     },
-  });
-}
-for (const file of gifs) {
-  const out = await presso(file, {}).catch(() => undefined);
-  if (!out) continue;
-  const o = tmp('gif');
-  const t = performance.now();
-  sh('gifsicle', ['-O3', file, '-o', o]);
-  rows.push({
-    format: 'gif',
-    level: 'high',
-    file: basename(file),
-    presso: { bytes: out.bytes, score: Number.NaN, ms: out.ms },
-    peers: {
-      'gifsicle -O3': { bytes: statSync(o).size, score: Number.NaN, q: 0, ms: performance.now() - t },
+    {
+      format: 'gif',
+      files: gifs,
+      peer: 'gifsicle -O3',
+      run: async (file) => {
+        const o = tmp('gif');
+        sh('gifsicle', ['-O3', file, '-o', o]);
+        return o;
+      },
     },
-  });
+  ];
+for (const { format, files, peer, run } of lossless) {
+  for (const file of files) {
+    const out = await presso(file, {}).catch((error: unknown) => {
+      console.error(`${format} ${basename(file)}: Presso refused it, left out of the table: ${error}`);
+      return undefined;
+    });
+    if (!out) continue;
+    const t = performance.now();
+    const o = await run(file);
+    rows.push({
+      format,
+      level: 'high',
+      file: basename(file),
+      presso: { bytes: out.bytes, score: Number.NaN, ms: out.ms },
+      peers: { [peer]: { bytes: statSync(o).size, score: Number.NaN, q: 0, ms: performance.now() - t } },
+    });
+  }
 }
 
 const summary = summarise(rows);

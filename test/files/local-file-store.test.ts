@@ -56,13 +56,14 @@ describe('LocalFileStore', () => {
     assert.equal(await store.stat('failed/put'), undefined);
   });
 
-  it('copies across filesystems (EXDEV) and then removes the source', async (t) => {
-    const otherFs = '/dev/shm';
-    if (!existsSync(otherFs) || (await stat(otherFs)).dev === (await stat(root)).dev) {
-      t.skip('no second filesystem to move across');
-      return;
-    }
-    const dir = await mkdtemp(join(otherFs, 'presso-exdev-'));
+  it('copies across filesystems (EXDEV) and then removes the source', async () => {
+    // /dev/shm is its own tmpfs on Linux; if TMPDIR puts the root there too, the repository's disk is the other.
+    const rootDevice = (await stat(root)).dev;
+    const candidates = ['/dev/shm', process.cwd()].filter((dir) => existsSync(dir));
+    const devices = await Promise.all(candidates.map(async (dir) => (await stat(dir)).dev));
+    const otherFs = candidates.find((_, i) => devices[i] !== rootDevice);
+    assert.ok(otherFs !== undefined, `no directory on another filesystem than ${root} to test EXDEV with`);
+    const dir = await mkdtemp(join(otherFs, '.presso-exdev-'));
     try {
       const bytes = randomBytes(500_000);
       const source = join(dir, 'input');

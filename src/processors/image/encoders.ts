@@ -5,8 +5,10 @@
  * candidates (palette, near-lossless, lossless) and oxipng: png-tuning.ts.
  */
 import type { Sharp } from 'sharp';
+import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import type { CompressionLevel, RasterFormat } from './params.ts';
-import { bufferedOutput, LOSSLESS_PNG, losslessPng, paletteOptions, tunedPng } from './png-tuning.ts';
+import { LOSSLESS_PNG, losslessPng, paletteOptions, tunedPng } from './png-tuning.ts';
+import { checkedSearch } from './quality/checked-search.ts';
 import {
   decodeRgb,
   mosaic,
@@ -111,11 +113,6 @@ export function applyEncoder(
   }
 }
 
-/** What the processor writes: a sharp pipeline with its encoder set, or bytes already encoded. */
-export interface EncodedOutput {
-  toFile(path: string): Promise<{ size: number }>;
-}
-
 export interface TunedEncodeContext extends EncodeContext {
   /** The pipeline decodes several frames (no search on animations). */
   animated?: boolean;
@@ -170,11 +167,6 @@ const RANGES = { jpeg: JPEG, webp: WEBP, avif: AVIF } as const;
 
 type LossyFormat = 'jpeg' | 'webp' | 'avif';
 
-/** An output this far above the target (SSIMULACRA 2 points) is re-aimed lower: bytes are being wasted. */
-const OVERSHOOT = 2.5;
-/** Safety above the target once the proxy's bias on this image is measured. */
-const CALIBRATION_MARGIN = 0.3;
-
 /** Pixels the output will be scored against (JPEG has no alpha: flattened on white first). */
 async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbImage> {
   const source = flatten ? pipeline.clone().flatten({ background: '#ffffff' }) : pipeline.clone();
@@ -182,8 +174,8 @@ async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbIm
 }
 
 /**
- * The lowest quality whose proxy meets `aim` (the level's target plus the proxy margin by default): a
- * binary search of the encoder quality on the proxy mosaic.
+ * The proxy search alone (no output check): the lowest quality whose proxy meets the level's target plus
+ * the proxy margin. For bench/images/tune.ts, which picks the tuned starting qualities.
  */
 export async function searchFormatQuality(
   pipeline: Sharp,
@@ -191,10 +183,9 @@ export async function searchFormatQuality(
   level: LossyLevel,
   hasAlpha: boolean,
   report: TuningReport = { trials: 0 },
-  aim = QUALITY_TARGETS[level] + PROXY_MARGIN,
 ): Promise<number> {
   const proxy = proxyTiles(await referencePixels(pipeline, format === 'jpeg' && hasAlpha));
-  const result = await searchOnProxy(proxy, format, level, aim);
+  const result = await searchOnProxy(proxy, format, level, QUALITY_TARGETS[level] + PROXY_MARGIN);
   report.quality = result.quality;
   report.trials += result.trials.length;
   report.proxyScore = result.score;
@@ -235,14 +226,7 @@ function proxyTiles(reference: RgbImage): TileGrid {
   return mosaicTiles(reference, SEARCH_MOSAIC) ?? { tiles: [reference], cols: 1, rows: 1 };
 }
 
-/**
- * The search on the small proxy, then a check of the real output: the full image encoded at the found
- * quality and scored on the wide mosaic (within ~0.2 of the whole-image score). The proxy can misread an
- * image whose hard or easy areas fall between its tiles, and tile seams make the encoder ring where the
- * image has none (Garden: proxy says 80 at mozjpeg q71, the output scores 76.7). When the output misses the
- * target, or overshoots it by more than OVERSHOOT, the measured bias re-aims one more proxy search; the
- * smallest output that meets the target wins (else the better-scoring one).
- */
+/** The proxy search with a check of the real output (quality/checked-search.ts). */
 async function tunedLossy(
   pipeline: Sharp,
   format: LossyFormat,
@@ -250,39 +234,27 @@ async function tunedLossy(
   report: TuningReport,
 ): Promise<EncodedOutput> {
   const { level } = context;
-  const target = QUALITY_TARGETS[level];
   // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
   const { proxy, wide } = referenceTiles(
     await referencePixels(pipeline, format === 'jpeg' && context.hasAlpha),
   );
-  let aim = target + PROXY_MARGIN;
-  let best: { buffer: Buffer; score: number } | undefined;
-  for (let round = 0; round < 2; round++) {
-    const result = await searchOnProxy(proxy, format, level, aim);
-    report.trials += result.trials.length;
-    const buffer = await applyEncoder(pipeline.clone(), format, {
-      ...context,
-      quality: result.quality,
-    }).toBuffer();
-    const score = await scoreEncodedAgainstMosaic(wide, buffer, format);
-    const passes = score >= target;
-    if (
-      best === undefined ||
-      (passes && (best.score < target || buffer.length < best.buffer.length)) ||
-      (!passes && best.score < target && score > best.score)
-    ) {
-      best = { buffer, score };
-      report.quality = result.quality;
-      report.proxyScore = result.score;
-      report.outputScore = score;
-    }
-    if ((passes && score <= target + OVERSHOOT) || result.score === undefined) break;
-    const reaimed = target + (result.score - score) + CALIBRATION_MARGIN;
-    // Passing, and the proxy read this output right: the overshoot is the encoder's quality step.
-    if (passes && Math.abs(reaimed - aim) < 0.5) break;
-    aim = passes ? reaimed : Math.max(reaimed, aim + 0.5);
-  }
-  return bufferedOutput(best!.buffer);
+  const result = await checkedSearch({
+    target: QUALITY_TARGETS[level],
+    search: (aim) => searchOnProxy(proxy, format, level, aim),
+    produce: async (quality) => {
+      const buffer = await applyEncoder(pipeline.clone(), format, { ...context, quality }).toBuffer();
+      return {
+        output: buffer,
+        size: buffer.length,
+        score: await scoreEncodedAgainstMosaic(wide, buffer, format),
+      };
+    },
+  });
+  report.trials += result.trials;
+  report.quality = result.quality;
+  report.proxyScore = result.proxyScore;
+  report.outputScore = result.score;
+  return bufferedOutput(result.output);
 }
 
 /** Formats whose sharp encoder writes every frame of an animation. */

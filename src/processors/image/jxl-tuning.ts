@@ -3,24 +3,24 @@
  * largest distance whose proxy still meets the level's SSIMULACRA 2 target. On the 12 mate-backgrounds
  * photos the distance that just meets each target spreads widely (high: 1.5–3.6, docs/benchmarks.md), so
  * one fixed distance would either miss the target or waste bytes. As for the other formats, the real
- * output is then decoded and scored on the wide mosaic, and a miss re-aims one more search.
+ * output is then checked (quality/checked-search.ts).
  */
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
 import { decodeJxl, encodeJxl } from './codecs/jxl.ts';
+import { checkedSearch } from './quality/checked-search.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
 import { SCORE_MOSAIC, scoreAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
-import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
+import { type LossyLevel, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 import type { ToolRun } from './run-tool.ts';
 
 /** Distances searched: 0.1 to 8.0 in steps of 0.1 (cjxl: 1.0 ≈ visually lossless). */
 const STEPS = 79;
 /** Corpus medians of the distance that meets each target, the search's first trial. */
 export const JXL_DISTANCE: Record<LossyLevel, number> = { medium: 1.4, high: 2.7, ultra: 6.0 };
-const CALIBRATION_MARGIN = 0.3;
 
 // searchQuality looks for the lowest passing "quality": quality q stands for distance 0.1 + (79 - q) / 10.
 const distanceOf = (quality: number) => Math.round(1 + STEPS - quality) / 10;
@@ -36,7 +36,6 @@ export interface JxlJob {
 
 /** Writes `job.output` at the largest distance that meets the level's target; returns that distance. */
 export async function encodeTunedJxl(pipeline: Sharp, level: LossyLevel, job: JxlJob): Promise<number> {
-  const target = QUALITY_TARGETS[level];
   const { proxy, wide } = await referenceMosaics(pipeline);
   const proxyPng = join(job.workDir, 'jxl-proxy.png');
   await sharpFromRgb(proxy).png({ compressionLevel: 1 }).toFile(proxyPng);
@@ -46,35 +45,33 @@ export async function encodeTunedJxl(pipeline: Sharp, level: LossyLevel, job: Jx
     const output = await decodeRgb(decodedPng);
     return whole ? scoreAgainstMosaic(against, output) : ssimulacra2(against, output);
   };
-  let aim = target + PROXY_MARGIN;
-  let chosen: { distance: number; score: number } | undefined;
-  for (let round = 0; round < 2; round++) {
-    const result = await searchQuality({
-      min: 0,
-      max: STEPS,
-      start: qualityOf(JXL_DISTANCE[level]),
-      target: aim,
-      ...SEARCH_LIMITS,
-      trial: async (quality) => {
-        const trial = join(job.workDir, 'jxl-proxy.jxl');
-        await encodeJxl(proxyPng, trial, distanceOf(quality), job.run);
-        return scoreOf(trial, proxy, false);
-      },
-    });
-    const distance = distanceOf(result.quality);
-    if (chosen?.distance === distance) break;
-    const candidate = join(job.workDir, `jxl-candidate-${round}.jxl`);
-    await encodeJxl(job.png, candidate, distance, job.run);
-    const score = await scoreOf(candidate, wide, true);
-    // Keep the first passing output (the second round only runs when the first missed), else the better.
-    if (chosen === undefined || (chosen.score < target && score > chosen.score)) {
-      chosen = { distance, score };
-      await rename(candidate, job.output);
-    }
-    if (score >= target || result.score === undefined) break;
-    aim = Math.max(target + (result.score - score) + CALIBRATION_MARGIN, aim + 0.5);
-  }
-  return chosen!.distance;
+  const result = await checkedSearch({
+    target: QUALITY_TARGETS[level],
+    search: (aim) =>
+      searchQuality({
+        min: 0,
+        max: STEPS,
+        start: qualityOf(JXL_DISTANCE[level]),
+        target: aim,
+        ...SEARCH_LIMITS,
+        trial: async (quality) => {
+          const trial = join(job.workDir, 'jxl-proxy.jxl');
+          await encodeJxl(proxyPng, trial, distanceOf(quality), job.run);
+          return scoreOf(trial, proxy, false);
+        },
+      }),
+    produce: async (quality, round) => {
+      const candidate = join(job.workDir, `jxl-candidate-${round}.jxl`);
+      await encodeJxl(job.png, candidate, distanceOf(quality), job.run);
+      return {
+        output: candidate,
+        size: (await stat(candidate)).size,
+        score: await scoreOf(candidate, wide, true),
+      };
+    },
+  });
+  await rename(result.output, job.output);
+  return distanceOf(result.quality);
 }
 
 /** Only the mosaics are kept while cjxl runs, not the whole decoded image. */

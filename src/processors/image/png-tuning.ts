@@ -7,11 +7,11 @@
  *  3. otherwise lossless.
  * Every result then goes through oxipng (codecs/oxipng.ts). Lossless PNG is sharp's output through oxipng.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Sharp } from 'sharp';
 import { optimisePng } from './codecs/oxipng.ts';
 import { ancillaryChunks } from './codecs/png-chunks.ts';
 import { encodeNearLosslessPng, quantiseResiduals } from './codecs/png-near-lossless.ts';
+import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
 import { scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
@@ -36,22 +36,6 @@ export interface PngTuningReport {
   fallback?: 'near-lossless' | 'lossless';
 }
 
-/** Bytes already encoded, written as they are. */
-export interface BufferedOutput {
-  buffer: Buffer;
-  toFile(path: string): Promise<{ size: number }>;
-}
-
-export function bufferedOutput(buffer: Buffer): BufferedOutput {
-  return {
-    buffer,
-    async toFile(path) {
-      await writeFile(path, buffer);
-      return { size: buffer.length };
-    },
-  };
-}
-
 export function paletteOptions(level: LossyLevel) {
   return {
     palette: true,
@@ -64,7 +48,7 @@ export function paletteOptions(level: LossyLevel) {
 
 export const LOSSLESS_PNG = { palette: false, compressionLevel: 9, adaptiveFiltering: true } as const;
 
-export async function losslessPng(pipeline: Sharp): Promise<BufferedOutput> {
+export async function losslessPng(pipeline: Sharp): Promise<EncodedOutput> {
   return bufferedOutput(await optimisePng(await pipeline.png(LOSSLESS_PNG).toBuffer()));
 }
 
@@ -72,7 +56,7 @@ export async function tunedPng(
   pipeline: Sharp,
   level: LossyLevel,
   report: PngTuningReport,
-): Promise<BufferedOutput> {
+): Promise<EncodedOutput> {
   const target = QUALITY_TARGETS[level] + PROXY_MARGIN;
   const reference = await decodeRgb(pipeline.clone());
   const palette = await pipeline.clone().png(paletteOptions(level)).toBuffer();
