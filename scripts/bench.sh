@@ -5,6 +5,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 scripts/setup.sh
-bash bench/images/corpus.sh
+bash scripts/corpus.sh "${PRESSO_BENCH_CORPUS:-.corpus/bench}" scripts/corpus/bench-images.txt
 export PATH="$root/node_modules/.bin:$PATH"
 node bench/images/run.ts "$@"

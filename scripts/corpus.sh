@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Downloads the real-file test corpus (Debian packages holding sample photos, videos, documents and the
-# scikit-image test images) and unpacks it into ${PRESSO_CORPUS_DIR:-.corpus}. Only the .deb files are
-# fetched and unpacked (never installed), so no root is needed beyond apt's own download rights.
-# Idempotent: a marker file records a complete run; rerunning with the marker present does nothing.
+# Unpacks a corpus of real files from Debian packages: `scripts/corpus.sh [DIR] [LIST]`, LIST being a file with
+# one package per line (comments allowed; default scripts/corpus/test.txt, DIR default
+# ${PRESSO_CORPUS_DIR:-.corpus}). Only the .deb files are fetched (`apt-get download`) and unpacked with
+# dpkg-deb, never installed. Idempotent: a marker named after the package list records a complete run, so
+# adding a package to the list triggers a new download.
 set -euo pipefail
-
-PACKAGES=(forensics-samples-files python3-skimage)
-CORPUS_DIR="${PRESSO_CORPUS_DIR:-.corpus}"
-# The marker names the package list, so adding a package triggers a new download.
-MARKER="$CORPUS_DIR/.complete-$(printf '%s-' "${PACKAGES[@]}" | md5sum | cut -c1-12)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CORPUS_DIR="${1:-${PRESSO_CORPUS_DIR:-.corpus}}"
+LIST="${2:-$root/scripts/corpus/test.txt}"
 
 fail() {
   echo "corpus.sh: $*" >&2
   exit 1
 }
 
+[[ -f "$LIST" ]] || fail "no package list at $LIST."
+mapfile -t PACKAGES < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$LIST" | grep -v '^$')
+[[ ${#PACKAGES[@]} -gt 0 ]] || fail "the package list $LIST is empty."
+MARKER="$CORPUS_DIR/.complete-$(printf '%s-' "${PACKAGES[@]}" | md5sum | cut -c1-12)"
 [[ -f "$MARKER" ]] && exit 0
 
 command -v apt-get >/dev/null || fail "apt-get is not available; the corpus comes from Debian packages (${PACKAGES[*]})."

@@ -1,4 +1,4 @@
-/** The benchmark's files, chosen from the corpus bench/images/corpus.sh unpacks (`quick`: a smaller set). */
+/** The benchmark's files, chosen from the corpus that scripts/corpus.sh unpacks from scripts/corpus/bench-images.txt (`quick`: a smaller set). */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
