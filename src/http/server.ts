@@ -87,6 +87,9 @@ export function createListener(tls: TlsMaterial | undefined, limits: ListenerLim
         server.once('error', reject);
         server.listen(port, host, () => {
           server.off('error', reject);
+          // node starts the headers-deadline checks of an http server on its 'listening' event; these
+          // servers never listen themselves (connections are handed to them), so they are told here.
+          for (const s of servers) s.emit('listening');
           resolve((server.address() as net.AddressInfo).port);
         });
       });
@@ -102,6 +105,8 @@ export function createListener(tls: TlsMaterial | undefined, limits: ListenerLim
       }
       for (const s of servers) s.closeAllConnections();
       for (const socket of sockets) socket.destroy();
+      // Stops their deadline checks; they were never listening, so the callback's error is expected.
+      for (const s of servers) s.close(() => {});
     },
   };
 }
