@@ -29,6 +29,8 @@ export async function fetchRoute(app: FastifyInstance, options: FetchRouteOption
         response: {
           200: SyncResultSchema,
           202: AcknowledgementSchema,
+          408: ErrorSchema,
+          413: ErrorSchema,
           415: ErrorSchema,
           422: ErrorSchema,
           502: ErrorSchema,
