@@ -36,8 +36,12 @@ function fromClientError(error: NodeJS.ErrnoException, headersTimeoutMs: number)
  * (the audit's "a header over 16 KB gets no response").
  */
 export function makeClientErrorHandler(headersTimeoutMs: number) {
+  // node's parser keeps its data listener after an error, so bytes that follow raise the error again:
+  // the first one is answered, the repeats must not cut that answer short.
+  const answered = new WeakSet<Socket>();
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
+    answered.add(socket);
     const presso = fromClientError(error, headersTimeoutMs);
     const id = randomUUID();
     const body = JSON.stringify(errorBody(presso, id));
