@@ -1,8 +1,8 @@
 /** Account and key management from the command line; output is JSON for scripts. */
 import type { Config } from '../config/index.ts';
-import { PressoError } from '../errors/catalog.ts';
 import { openEmbeddedServices } from '../runtime/embedded.ts';
 import { createLogger } from '../runtime/logger.ts';
+import { UsageError } from './usage-error.ts';
 
 type Options = { name?: string | undefined; 'rate-limit'?: string | undefined; account?: string | undefined };
 
@@ -13,7 +13,7 @@ function print(value: unknown): void {
 function parseLimit(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < 1)
-    throw new PressoError('USAGE', 2, '--rate-limit must be a positive integer');
+    throw new UsageError('--rate-limit must be a positive integer');
   return Number(text);
 }
 

@@ -8,6 +8,7 @@ import { ConfigError } from '../errors/catalog.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { accountCommand, keyCommand } from './admin-commands.ts';
 import { openapiCommand, serveCommand } from './serve-command.ts';
+import { UsageError } from './usage-error.ts';
 
 const USAGE = `Usage: presso <command> [options]
 
@@ -64,7 +65,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+    else if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
     else console.error(error instanceof Error ? error.message : error);
-    process.exitCode = 1;
+    process.exitCode = error instanceof UsageError ? error.exitCode : 1;
   },
 );

@@ -34,6 +34,12 @@ export interface Config {
     tlsKeyPath: string | undefined;
     trustedProxies: string[];
     shutdownGraceMs: number;
+    headersTimeoutMs: number;
+    bodyIdleTimeoutMs: number;
+    bodyMinBytesPerSecond: number;
+    maxConnections: number;
+    maxConnectionsPerAddress: number;
+    maxUploadsPerKey: number;
   };
   service: { name: string; siteUrl: string };
   jobs: {
@@ -127,6 +133,42 @@ export function loadConfig(env: Env = process.env): Config {
         'PRESSO_SHUTDOWN_GRACE',
         25_000,
         'Time running jobs get to finish on shutdown',
+      ),
+      headersTimeoutMs: duration(
+        env,
+        'PRESSO_HEADERS_TIMEOUT',
+        20_000,
+        'Time a client has to send the request headers (and the first byte); then 408',
+      ),
+      bodyIdleTimeoutMs: duration(
+        env,
+        'PRESSO_BODY_IDLE_TIMEOUT',
+        30_000,
+        'A request body that sends nothing for this long is refused with 408; also the window of the minimum rate',
+      ),
+      bodyMinBytesPerSecond: bytes(
+        env,
+        'PRESSO_BODY_MIN_RATE',
+        1024,
+        'Slowest accepted request body, per second, averaged over each idle time-out window; 0 turns it off',
+      ),
+      maxConnections: int(
+        env,
+        'PRESSO_MAX_CONNECTIONS',
+        2000,
+        'Open client connections at once; more are closed on accept (0: no cap)',
+      ),
+      maxConnectionsPerAddress: int(
+        env,
+        'PRESSO_MAX_CONNECTIONS_PER_ADDRESS',
+        200,
+        'Open connections at once from one client address, trusted proxies exempt (0: no cap)',
+      ),
+      maxUploadsPerKey: int(
+        env,
+        'PRESSO_MAX_UPLOADS_PER_KEY',
+        16,
+        'Uploads one API key may be sending at once; more get 429 (0: no cap)',
       ),
     },
     service: {

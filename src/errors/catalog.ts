@@ -1,7 +1,46 @@
 /**
- * The one error catalog. Every error the service returns is a PressoError with a stable code, an HTTP
- * status and a public message; the `cause` carries the detail that is logged and never sent.
+ * The one error catalog. `ERRORS` defines every code the service can return, once, with its HTTP
+ * status and default public message; PressoError can only be built from one of these codes, so no
+ * code or status is minted anywhere else (test/errors/catalog.test.ts pins the set and checks that
+ * docs/api.md documents each). The `cause` carries the detail that is logged and never sent.
  */
+
+interface CatalogEntry {
+  status: number;
+  /** The public message when the thrower gives none; many throwers give a more precise one. */
+  message: string;
+}
+
+export const ERRORS = {
+  BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
+  MALFORMED_MULTIPART: { status: 400, message: 'The multipart body is malformed.' },
+  UNAUTHORIZED: { status: 401, message: 'An API key is required (HTTP Basic or Bearer).' },
+  HTTPS_REQUIRED: { status: 403, message: 'HTTPS is required; plain HTTP requests are not processed.' },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
+  GONE: { status: 410, message: 'This download link has expired.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  URI_TOO_LONG: { status: 414, message: 'The request URL is too long.' },
+  UNSUPPORTED_CONTENT_TYPE: { status: 415, message: 'This Content-Type is not accepted here.' },
+  UNSUPPORTED_MEDIA: { status: 415, message: 'This file type is not supported.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is outside the file.' },
+  VALIDATION_FAILED: { status: 422, message: 'The request parameters are invalid.' },
+  INVALID_JSON: { status: 422, message: 'The incoming body does not contain valid JSON data.' },
+  INPUT_UNPROCESSABLE: { status: 422, message: 'The input could not be processed.' },
+  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded.' },
+  TOO_MANY_UPLOADS: { status: 429, message: 'Too many uploads in progress for this API key.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
+  INTERNAL: { status: 500, message: 'An internal error occurred. Quote the id when contacting support.' },
+  UPSTREAM_FAILED: { status: 502, message: 'The source could not be fetched.' },
+  UNAVAILABLE: { status: 503, message: 'The service is unavailable; retry later.' },
+  INSUFFICIENT_STORAGE: { status: 507, message: 'The server is out of storage space; retry later.' },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERRORS, code);
+}
 
 export interface FieldError {
   field: string;
@@ -15,16 +54,16 @@ export interface PressoErrorOptions {
 }
 
 export class PressoError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly statusCode: number;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(code: string, statusCode: number, message: string, options: PressoErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string = ERRORS[code].message, options: PressoErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.statusCode = statusCode;
+    this.statusCode = ERRORS[code].status;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
   }
@@ -44,49 +83,87 @@ export interface ErrorRecord {
 
 export class BadRequestError extends PressoError {
   constructor(message: string, options?: PressoErrorOptions) {
-    super('BAD_REQUEST', 400, message, options);
+    super('BAD_REQUEST', message, options);
+  }
+}
+
+/** A multipart body the parser could not read (bad boundary, truncated part, missing CRLF). */
+export class MalformedMultipartError extends PressoError {
+  constructor(cause: unknown) {
+    const detail = cause instanceof Error ? `: ${cause.message.replace(/\.$/, '')}` : '';
+    super('MALFORMED_MULTIPART', `The multipart body is malformed${detail}.`, { cause });
   }
 }
 
 export class UnauthorizedError extends PressoError {
   constructor(message: string) {
-    super('UNAUTHORIZED', 401, message);
+    super('UNAUTHORIZED', message);
   }
 }
 
 export class InsecureTransportError extends PressoError {
   constructor() {
-    super('HTTPS_REQUIRED', 403, 'HTTPS is required; plain HTTP requests are not processed.');
+    super('HTTPS_REQUIRED');
   }
 }
 
 export class NotFoundError extends PressoError {
-  constructor(message = 'Not found.') {
-    super('NOT_FOUND', 404, message);
+  constructor(message?: string) {
+    super('NOT_FOUND', message);
+  }
+}
+
+/** The headers or the body arrived too slowly (see the PRESSO_HEADERS_TIMEOUT and PRESSO_BODY_* limits). */
+export class RequestTimeoutError extends PressoError {
+  constructor(message?: string) {
+    super('REQUEST_TIMEOUT', message);
   }
 }
 
 export class GoneError extends PressoError {
-  constructor(message: string) {
-    super('GONE', 410, message);
+  constructor(message?: string) {
+    super('GONE', message);
   }
 }
 
 export class PayloadTooLargeError extends PressoError {
-  constructor(maxBytes: number) {
-    super('PAYLOAD_TOO_LARGE', 413, `The input is larger than the maximum of ${maxBytes} bytes.`);
+  /** `what`: the input (default) or a named part of the request, e.g. 'The data field'. */
+  constructor(maxBytes: number, what = 'The input') {
+    super('PAYLOAD_TOO_LARGE', `${what} is larger than the maximum of ${maxBytes} bytes.`);
+  }
+}
+
+export class UriTooLongError extends PressoError {
+  constructor() {
+    super('URI_TOO_LONG');
+  }
+}
+
+export class UnsupportedContentTypeError extends PressoError {
+  /** `expected`: the media type this route accepts. */
+  constructor(expected?: string) {
+    super(
+      'UNSUPPORTED_CONTENT_TYPE',
+      expected ? `Content-Type must be ${expected}.` : ERRORS.UNSUPPORTED_CONTENT_TYPE.message,
+    );
   }
 }
 
 export class UnsupportedMediaError extends PressoError {
   constructor(message: string) {
-    super('UNSUPPORTED_MEDIA', 415, message);
+    super('UNSUPPORTED_MEDIA', message);
+  }
+}
+
+export class RangeNotSatisfiableError extends PressoError {
+  constructor(size: number) {
+    super('RANGE_NOT_SATISFIABLE', undefined, { headers: { 'content-range': `bytes */${size}` } });
   }
 }
 
 export class ValidationError extends PressoError {
-  constructor(errors: FieldError[], message = 'The request parameters are invalid.') {
-    super('VALIDATION_FAILED', 422, message, { errors });
+  constructor(errors: FieldError[], message?: string) {
+    super('VALIDATION_FAILED', message, { errors });
   }
 
   static field(field: string, message: string): ValidationError {
@@ -96,42 +173,64 @@ export class ValidationError extends PressoError {
 
 export class InvalidJsonError extends PressoError {
   constructor(field?: string) {
-    const message = 'The incoming body does not contain valid JSON data.';
-    super('INVALID_JSON', 422, message, { errors: [{ field: field ?? 'body', message }] });
+    const message = ERRORS.INVALID_JSON.message;
+    super('INVALID_JSON', message, { errors: [{ field: field ?? 'body', message }] });
   }
 }
 
 /** The input parsed as its detected kind but its content is broken (truncated, corrupt). */
 export class UnprocessableInputError extends PressoError {
   constructor(message: string, cause?: unknown) {
-    super('INPUT_UNPROCESSABLE', 422, message, { cause });
+    super('INPUT_UNPROCESSABLE', message, { cause });
   }
 }
 
 export class RateLimitedError extends PressoError {
   constructor(retryAfterSeconds: number) {
-    super('RATE_LIMITED', 429, `Rate limit exceeded. Retry in ${retryAfterSeconds} seconds.`, {
+    super('RATE_LIMITED', `Rate limit exceeded. Retry in ${retryAfterSeconds} seconds.`, {
       headers: { 'retry-after': String(retryAfterSeconds) },
     });
+  }
+}
+
+/** One API key has as many uploads in progress as the server allows; the next waits for one to end. */
+export class TooManyUploadsError extends PressoError {
+  constructor(limit: number) {
+    super('TOO_MANY_UPLOADS', `At most ${limit} uploads may be in progress per API key; retry shortly.`, {
+      headers: { 'retry-after': '1' },
+    });
+  }
+}
+
+export class HeadersTooLargeError extends PressoError {
+  constructor() {
+    super('HEADERS_TOO_LARGE');
   }
 }
 
 /** The fetch source or an external store failed; the message names which and why. */
 export class UpstreamError extends PressoError {
   constructor(message: string, cause?: unknown) {
-    super('UPSTREAM_FAILED', 502, message, { cause });
+    super('UPSTREAM_FAILED', message, { cause });
   }
 }
 
 export class UnavailableError extends PressoError {
   constructor(message: string, retryAfterSeconds = 5) {
-    super('UNAVAILABLE', 503, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
+    super('UNAVAILABLE', message, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  }
+}
+
+/** The disk (or store) holding inputs and outputs is full; the cause (ENOSPC, ...) is logged. */
+export class InsufficientStorageError extends PressoError {
+  constructor(cause?: unknown) {
+    super('INSUFFICIENT_STORAGE', undefined, { cause });
   }
 }
 
 export class InternalError extends PressoError {
   constructor(cause?: unknown) {
-    super('INTERNAL', 500, 'An internal error occurred. Quote the id when contacting support.', { cause });
+    super('INTERNAL', undefined, { cause });
   }
 }
 
@@ -148,7 +247,12 @@ export function toPressoError(error: unknown): PressoError {
   return error instanceof PressoError ? error : new InternalError(error);
 }
 
-/** Rebuilds an error stored on a failed job, so a waiting synchronous request can answer with it. */
+/**
+ * Rebuilds an error stored on a failed job, so a waiting synchronous request can answer with it. The
+ * status comes from the catalog; a code the catalog no longer has becomes a 500 with the record logged.
+ */
 export function fromRecord(record: ErrorRecord): PressoError {
-  return new PressoError(record.code, record.status, record.message, { errors: record.errors });
+  if (!isErrorCode(record.code))
+    return new InternalError(new Error(`unknown stored error ${JSON.stringify(record)}`));
+  return new PressoError(record.code, record.message, record.errors ? { errors: record.errors } : {});
 }

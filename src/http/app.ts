@@ -16,8 +16,10 @@ import type { RequestParser } from '../jobs/request-params.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import { ajv } from '../validation/schema-validator.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
-import { errorBody, makeErrorHandler } from './error-handler.ts';
+import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
+import { errorBody, JSON_BODY_LIMIT, makeErrorHandler } from './error-handler.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
+import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
 import './request-context.ts';
 import { accountRoute } from './routes/account.ts';
 import { downloadsRoute } from './routes/downloads.ts';
@@ -27,6 +29,7 @@ import { jobsRoute } from './routes/jobs.ts';
 import { openapiRoute } from './routes/openapi.ts';
 import { uploadRoute } from './routes/upload.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
+import { UploadSlots } from './upload-slots.ts';
 
 export interface AppDeps {
   logger: Logger;
@@ -48,8 +51,19 @@ export interface AppOptions {
   rateWindowMs: number;
   trustedProxies: string[];
   publicUrl: string;
+  /** Answered 408 when the request headers take longer (the listener enforces it; the message names it). */
+  headersTimeoutMs: number;
+  bodyTimeouts: BodyTimeouts;
+  maxUploadsPerKey: number;
   serverFactory?: FastifyServerFactory;
 }
+
+/**
+ * The router refuses a longer path segment (414). Download links keep their name segment within 100
+ * characters (jobs/download-link.ts); links made before that carry names of up to 200 characters,
+ * each up to 9 once percent-encoded.
+ */
+const MAX_PARAM_LENGTH = 2048;
 
 export async function buildApp(deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -58,8 +72,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler: makeClientErrorHandler(options.headersTimeoutMs),
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   }) as unknown as FastifyInstance;
 
@@ -79,7 +96,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    reply.headers(SECURITY_HEADERS);
   });
+  registerBodyTimeouts(app, options.bodyTimeouts);
   app.addHook('onResponse', async (request) => {
     if (request.account) await deps.accounts.addUsage(request.account.id, { requests: 1 });
   });
@@ -114,6 +133,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     parser: deps.parser,
     accounts: deps.accounts,
     maxInputBytes: options.maxInputBytes,
+    slots: new UploadSlots(options.maxUploadsPerKey),
   });
   await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser, accounts: deps.accounts });
   await app.register(jobsRoute, { jobs: deps.jobs });

@@ -10,9 +10,13 @@ import {
   PayloadTooLargeError,
   PressoError,
   toPressoError,
+  UnsupportedContentTypeError,
   ValidationError,
 } from '../errors/catalog.ts';
 import { toFieldErrors } from '../validation/schema-validator.ts';
+
+/** The largest JSON body (fetch, webhooks): parameters and a URL, never file content. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
 
 function fromFastify(error: FastifyError, maxInputBytes: number): PressoError {
   if (error instanceof PressoError) return error;
@@ -21,13 +25,14 @@ function fromFastify(error: FastifyError, maxInputBytes: number): PressoError {
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new PressoError('UNSUPPORTED_CONTENT_TYPE', 415, 'This Content-Type is not accepted here.');
+      return new UnsupportedContentTypeError();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new InvalidJsonError();
     case 'FST_REQ_FILE_TOO_LARGE':
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLargeError(maxInputBytes);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError(JSON_BODY_LIMIT, 'The request body');
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return new BadRequestError(error.message, { cause: error });

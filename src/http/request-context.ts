@@ -4,6 +4,8 @@ import type { Account } from '../accounts/account-store.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     account: Account | undefined;
+    /** The id of the API key that authenticated the request (uploads in progress are counted per key). */
+    apiKeyId: string | undefined;
   }
   interface FastifyContextConfig {
     /** The route needs an API key (every /1.0 route but the OpenAPI document). */

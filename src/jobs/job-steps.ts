@@ -5,6 +5,7 @@ import { UnsupportedMediaError } from '../errors/catalog.ts';
 import { detectFile } from '../media/detect.ts';
 import { formatInfo, outputName, safeFileName } from '../media/formats.ts';
 import { hashFile } from '../media/hash.ts';
+import { linkName } from './download-link.ts';
 import { jobKeys } from './job.ts';
 import type { JobStep } from './job-context.ts';
 
@@ -130,7 +131,7 @@ const storeOutput: JobStep = {
       descriptor,
       key,
       expiresAt: expirySeconds * 1000,
-      url: `${c.options.publicUrl}/${expirySeconds}/${c.job.id}/${encodeURIComponent(descriptor.name)}`,
+      url: `${c.options.publicUrl}/${expirySeconds}/${c.job.id}/${linkName(descriptor.name)}`,
       metadata: c.result!.metadata,
     };
   },

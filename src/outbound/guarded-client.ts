@@ -2,7 +2,7 @@
  * The OutboundClient: downloads fetch sources and posts webhooks through one undici Agent whose
  * connector refuses private and special addresses (guarded-connector.ts). Redirects are followed here,
  * not by undici, so that each hop is a fresh request that goes through the connector again and
- * credentials can be dropped when a hop leaves the origin they were given for.
+ * credentials and caller headers can be dropped when a hop leaves the origin they were given for.
  */
 import { createHash } from 'node:crypto';
 import { promises as dns } from 'node:dns';
@@ -33,7 +33,6 @@ import {
   headerValue,
   normaliseHeaders,
   parseHttpUrl,
-  SENSITIVE_HEADERS,
   takeCredentials,
   userAgent,
 } from './request-parts.ts';
@@ -102,9 +101,9 @@ export class GuardedOutboundClient implements OutboundClient {
     for (let redirects = 0; ; redirects++) {
       const headers: Record<string, string> = { ...defaultFetchHeaders(this.#userAgent) };
       if (basic !== undefined && url.origin === basicOrigin) headers.authorization = basic;
-      for (const [name, value] of Object.entries(custom)) {
-        if (!SENSITIVE_HEADERS.has(name) || url.origin === originalOrigin) headers[name] = value;
-      }
+      // Caller headers were given for the URL's origin: any of them may be a credential (X-Api-Key,
+      // a signed token), so a hop to another origin gets the defaults only.
+      if (url.origin === originalOrigin) Object.assign(headers, custom);
 
       let response: Dispatcher.ResponseData;
       try {

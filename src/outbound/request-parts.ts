@@ -34,9 +34,6 @@ export function describeSource(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
-/** Headers that carry credentials: sent only to the origin they were given for. */
-export const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-
 /** Framing and hop-by-hop headers are the client's business; a caller setting them breaks the request. */
 const RESERVED_HEADERS = new Set([
   'connection',

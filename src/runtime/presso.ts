@@ -29,7 +29,12 @@ export async function startPresso(config: Config, logger: Logger): Promise<Runni
   if (tls?.generated) logger.info({ certificate: tls.certPath }, 'generated a self-signed TLS certificate');
   const services = await openEmbeddedServices(config, logger);
   let shuttingDown = false;
-  const listener = createListener(tls);
+  const listener = createListener(tls, {
+    headersTimeoutMs: config.server.headersTimeoutMs,
+    maxTotal: config.server.maxConnections,
+    maxPerAddress: config.server.maxConnectionsPerAddress,
+    exempt: config.server.trustedProxies,
+  });
   const app = await appFromServices(services, {
     serverFactory: listener.serverFactory,
     isShuttingDown: () => shuttingDown,
@@ -89,6 +94,12 @@ export function appFromServices(
       rateWindowMs: config.rateLimit.windowMs,
       trustedProxies: config.server.trustedProxies,
       publicUrl: config.server.publicUrl,
+      headersTimeoutMs: config.server.headersTimeoutMs,
+      bodyTimeouts: {
+        idleMs: config.server.bodyIdleTimeoutMs,
+        minBytesPerSecond: config.server.bodyMinBytesPerSecond,
+      },
+      maxUploadsPerKey: config.server.maxUploadsPerKey,
       ...(extra.serverFactory ? { serverFactory: extra.serverFactory } : {}),
     },
   );

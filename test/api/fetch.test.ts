@@ -185,3 +185,60 @@ describe('POST /1.0/fetch: the outbound address guard', () => {
     }
   });
 });
+
+describe('POST /1.0/fetch: caller headers across redirects', () => {
+  let chelsea: Buffer;
+  let other: Receiver; // another origin (127.0.0.2)
+  let source: Receiver;
+  let presso: TestPresso;
+
+  before(async () => {
+    chelsea = await readFile(corpus.chelsea);
+    const image = (res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': chelsea.length }).end(chelsea);
+    };
+    other = await startReceiver((_req, res) => image(res), '127.0.0.2');
+    source = await startReceiver((req, res) => {
+      if (req.url === '/cross') return void res.writeHead(302, { location: `${other.origin}/cat.png` }).end();
+      if (req.url === '/same') return void res.writeHead(302, { location: '/cat.png' }).end();
+      image(res);
+    });
+    presso = await startTestPresso({ PRESSO_OUTBOUND_ALLOW: '127.0.0.1/32,127.0.0.2/32' });
+  });
+  after(async () => {
+    await presso?.stop();
+    await Promise.all([source?.close(), other?.close()]);
+  });
+
+  test('a cross-origin redirect drops every caller header; the new origin gets the defaults', async () => {
+    const response = await presso.fetchJson({
+      url: `${source.origin}/cross`,
+      headers: { 'X-Api-Key': 'secret-for-source', Cookie: 'session=1' },
+    });
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+    assert.equal(source.requests.at(-1)!.headers['x-api-key'], 'secret-for-source');
+    const landed = other.requests.at(-1)!.headers;
+    assert.equal(landed['x-api-key'], undefined);
+    assert.equal(landed.cookie, undefined);
+    assert.match(String(landed['user-agent']), /^Presso\/1\.0 /);
+  });
+
+  test('a same-origin redirect keeps the caller headers', async () => {
+    const before = source.requests.length;
+    const response = await presso.fetchJson({
+      url: `${source.origin}/same`,
+      headers: { 'X-Api-Key': 'secret-for-source' },
+    });
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+    const hops = source.requests.slice(before);
+    assert.deepEqual(
+      hops.map((hop) => [hop.url, hop.headers['x-api-key']]),
+      [
+        ['/same', 'secret-for-source'],
+        ['/cat.png', 'secret-for-source'],
+      ],
+    );
+  });
+});

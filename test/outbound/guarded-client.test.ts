@@ -234,10 +234,10 @@ describe('redirects', () => {
     assert.equal(allowed.requests.length - before, 4);
   });
 
-  it('drops credentials on a cross-origin redirect but keeps other headers', async () => {
+  it('drops credentials and every caller header on a cross-origin redirect, keeping the defaults', async () => {
     const result = await outbound.download({
       url: `http://user:pw@127.0.0.2:${allowed.port}/to-other`,
-      headers: { Cookie: 'session=1', 'X-Extra': 'kept' },
+      headers: { Cookie: 'session=1', 'X-Api-Key': 'secret', 'User-Agent': 'caller/1' },
       destinationPath: destination(),
       maxBytes: 100,
     });
@@ -245,9 +245,29 @@ describe('redirects', () => {
     const first = allowed.requests.at(-1)!.headers;
     assert.ok(first.authorization?.startsWith('Basic '));
     assert.equal(first.cookie, 'session=1');
+    assert.equal(first['x-api-key'], 'secret');
+    assert.equal(first['user-agent'], 'caller/1');
     const second = other.requests.at(-1)!.headers;
     assert.equal(second.authorization, undefined);
     assert.equal(second.cookie, undefined);
-    assert.equal(second['x-extra'], 'kept');
+    assert.equal(second['x-api-key'], undefined);
+    assert.match(second['user-agent'] ?? '', /^Presso\/1\.0 /);
+    assert.equal(second.accept, '*/*');
+  });
+
+  it('keeps caller headers on a same-origin redirect', async () => {
+    const before = allowed.requests.length;
+    await outbound.download({
+      url: `${allowed.origin}/countdown/2`,
+      headers: { 'X-Api-Key': 'secret', Cookie: 'session=1' },
+      destinationPath: destination(),
+      maxBytes: 100,
+    });
+    const hops = allowed.requests.slice(before);
+    assert.equal(hops.length, 3);
+    for (const hop of hops) {
+      assert.equal(hop.headers['x-api-key'], 'secret');
+      assert.equal(hop.headers.cookie, 'session=1');
+    }
   });
 });

@@ -47,6 +47,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
     limit(reply, `ip:${request.ip}`, anonymousLimit);
 
   app.decorateRequest('account', undefined);
+  app.decorateRequest('apiKeyId', undefined);
   app.addHook('onRequest', async (request, reply) => {
     if (request.protocol !== 'https') {
       await limitAnonymous(request, reply).catch(() => {});
@@ -66,6 +67,7 @@ export function registerAccessControl(app: FastifyInstance, options: AccessContr
       throw new UnauthorizedError('The API key is invalid or has been revoked.');
     }
     request.account = found.account;
+    request.apiKeyId = found.keyId;
     request.log = request.log.child({ account: found.account.id, key: found.keyId });
     await limit(reply, `key:${found.keyId}`, found.account.rateLimit);
   });

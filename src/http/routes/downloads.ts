@@ -5,8 +5,9 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { GoneError, NotFoundError, PressoError } from '../../errors/catalog.ts';
+import { GoneError, NotFoundError, RangeNotSatisfiableError } from '../../errors/catalog.ts';
 import type { ByteRange, FileStore } from '../../files/file-store.ts';
+import { linkName } from '../../jobs/download-link.ts';
 import type { JobStore } from '../../jobs/job-store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -47,7 +48,10 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
       const job = await options.store.get(jobId);
       const output = job?.output;
       if (job?.status !== 'completed' || !output) throw new NotFoundError();
-      if (output.descriptor.name !== name || Math.floor(output.expiresAt / 1000) !== Number(expiry)) {
+      // Fastify has decoded the segment; links made before names were shortened carry the whole name.
+      const named =
+        name === output.descriptor.name || name === decodeURIComponent(linkName(output.descriptor.name));
+      if (!named || Math.floor(output.expiresAt / 1000) !== Number(expiry)) {
         throw new NotFoundError();
       }
       const now = Date.now();
@@ -71,10 +75,7 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
       const ifRange = request.headers['if-range'];
       const range = ifRange && ifRange !== etag ? undefined : parseRange(request.headers.range, stored.size);
       if (range === 'unsatisfiable') {
-        reply.header('content-range', `bytes */${stored.size}`);
-        throw new PressoError('RANGE_NOT_SATISFIABLE', 416, 'The requested range is outside the file.', {
-          headers: { 'content-range': `bytes */${stored.size}` },
-        });
+        throw new RangeNotSatisfiableError(stored.size);
       }
       if (range) {
         reply.code(206);

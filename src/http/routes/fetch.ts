@@ -1,7 +1,7 @@
 /** POST /1.0/fetch: the service downloads the input from a URL (JSON body only). */
 import type { FastifyInstance } from 'fastify';
 import type { AccountService } from '../../accounts/account-service.ts';
-import { PressoError } from '../../errors/catalog.ts';
+import { UnsupportedContentTypeError } from '../../errors/catalog.ts';
 import type { JobService } from '../../jobs/job-service.ts';
 import type { RequestParser } from '../../jobs/request-params.ts';
 import { requireAccount } from '../request-context.ts';
@@ -29,6 +29,8 @@ export async function fetchRoute(app: FastifyInstance, options: FetchRouteOption
         response: {
           200: SyncResultSchema,
           202: AcknowledgementSchema,
+          408: ErrorSchema,
+          413: ErrorSchema,
           415: ErrorSchema,
           422: ErrorSchema,
           502: ErrorSchema,
@@ -41,7 +43,7 @@ export async function fetchRoute(app: FastifyInstance, options: FetchRouteOption
       // Fastify parses text/plain by default; the interface accepts JSON only.
       const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (mediaType !== 'application/json') {
-        throw new PressoError('UNSUPPORTED_CONTENT_TYPE', 415, 'Content-Type must be application/json.');
+        throw new UnsupportedContentTypeError('application/json');
       }
       const parsed = parser.parseFetchBody(request.body);
       await accounts.addUsage(account.id, { jobs: 1 });

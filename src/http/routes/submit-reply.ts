@@ -1,13 +1,16 @@
 /** How upload and fetch answer once the job service returns: result, error, or acknowledgement. */
 import type { FastifyReply } from 'fastify';
-import { fromRecord } from '../../errors/catalog.ts';
+import { fromRecord, InternalError } from '../../errors/catalog.ts';
 import type { Job } from '../../jobs/job.ts';
 import { syncResult } from '../../jobs/job-record.ts';
 
 export function replyWithJob(reply: FastifyReply, job: Job) {
   if (job.status === 'completed') return reply.code(200).send(syncResult(job));
-  if (job.status === 'failed')
-    throw fromRecord(job.error ?? { code: 'INTERNAL', status: 500, message: 'The job failed.' });
+  if (job.status === 'failed') {
+    throw job.error
+      ? fromRecord(job.error)
+      : new InternalError(new Error(`job ${job.id} failed without an error`));
+  }
   return reply.code(202).send({ id: job.id, status: job.status });
 }
 

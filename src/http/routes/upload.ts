@@ -13,7 +13,8 @@ import type { AccountService } from '../../accounts/account-service.ts';
 import {
   InvalidJsonError,
   PayloadTooLargeError,
-  PressoError,
+  TooManyUploadsError,
+  UnsupportedContentTypeError,
   ValidationError,
 } from '../../errors/catalog.ts';
 import type { ReceivedFile } from '../../jobs/job.ts';
@@ -21,8 +22,11 @@ import type { JobService } from '../../jobs/job-service.ts';
 import type { RequestParser } from '../../jobs/request-params.ts';
 import { safeFileName } from '../../media/formats.ts';
 import { HashingCounter } from '../../media/hash.ts';
+import { toMultipartError } from '../multipart-errors.ts';
 import { requireAccount } from '../request-context.ts';
+import { drainRequest } from '../request-drain.ts';
 import { AcknowledgementSchema, commonErrors, ErrorSchema, SyncResultSchema } from '../schemas.ts';
+import type { UploadSlots } from '../upload-slots.ts';
 import { clientGone, replyWithJob } from './submit-reply.ts';
 
 export interface UploadRouteOptions {
@@ -30,13 +34,18 @@ export interface UploadRouteOptions {
   parser: RequestParser;
   accounts: AccountService;
   maxInputBytes: number;
+  slots: UploadSlots;
 }
 
+/** The `data` part holds parameters, never content: 1 MiB is far above any valid parameter object. */
+const MAX_DATA_BYTES = 1024 * 1024;
+const MAX_PARTS = 12;
+
 export async function uploadRoute(app: FastifyInstance, options: UploadRouteOptions) {
-  const { jobs, parser, accounts, maxInputBytes } = options;
+  const { jobs, parser, accounts, maxInputBytes, slots } = options;
   // Scoped to this route: only the upload endpoint parses multipart bodies.
   await app.register(multipart, {
-    limits: { fileSize: maxInputBytes, files: 2, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
+    limits: { fileSize: maxInputBytes, files: 2, fields: 10, fieldSize: MAX_DATA_BYTES, parts: MAX_PARTS },
   });
 
   app.post(
@@ -53,6 +62,8 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
         response: {
           200: SyncResultSchema,
           202: AcknowledgementSchema,
+          400: ErrorSchema,
+          408: ErrorSchema,
           413: ErrorSchema,
           415: ErrorSchema,
           422: ErrorSchema,
@@ -63,13 +74,21 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
     async (request, reply) => {
       const account = requireAccount(request.account);
       if (!request.isMultipart()) {
-        throw new PressoError('UNSUPPORTED_CONTENT_TYPE', 415, 'Content-Type must be multipart/form-data.');
+        throw new UnsupportedContentTypeError('multipart/form-data');
       }
+      const release = slots.acquire(request.apiKeyId ?? account.id);
+      if (!release) {
+        drainRequest(request.raw);
+        throw new TooManyUploadsError(slots.max);
+      }
+      reply.raw.once('close', release);
       const jobId = request.id;
       const path = jobs.uploadPath(jobId);
       let received: ReceivedFile | undefined;
       let data: string | undefined;
       let submitted = false;
+      // Failures while the parts are read are the body's fault (see multipart-errors.ts); later ones are not.
+      let reading = true;
       // A repeated part is reported once the body has been read to its end: throwing while a part is
       // unread would stall the multipart parser and leave the keep-alive connection unusable.
       let repeated: 'file' | 'data' | undefined;
@@ -87,10 +106,13 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
             if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
             received = { name: safeFileName(part.filename), ...counter.digest() };
           } else if (part.fieldname === 'data') {
+            if (part.valueTruncated) throw new PayloadTooLargeError(MAX_DATA_BYTES, 'The data field');
             if (data !== undefined) repeated ??= 'data';
             data = String(part.value);
           }
         }
+        reading = false;
+        release();
         if (repeated) throw ValidationError.field(repeated, 'must be sent only once');
         const parsed = parser.parseUploadData(parseData(data));
         if (!received) throw ValidationError.field('file', 'is required');
@@ -105,13 +127,9 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
         // Before submission the working directory holds only this request's upload; after it, the job owns it.
         if (!submitted) await rm(dirname(path), { recursive: true, force: true });
         // Refused before the body was read to its end (e.g. the file was too large and more parts
-        // follow): the rest cannot be parsed, so the connection must not be reused for another request.
-        if (!request.raw.readableEnded) {
-          reply.header('connection', 'close');
-          request.raw.unpipe();
-          request.raw.resume();
-        }
-        throw error;
+        // follow): the rest is read and discarded, so the client can read the answer.
+        drainRequest(request.raw);
+        throw reading ? toMultipartError(error, { maxInputBytes, parts: MAX_PARTS }) : error;
       }
     },
   );

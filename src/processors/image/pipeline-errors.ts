@@ -1,5 +1,5 @@
 /** Maps sharp/libvips failures to the service's errors for input problems. */
-import { UnprocessableInputError, UnsupportedMediaError } from '../../errors/catalog.ts';
+import { PressoError, UnprocessableInputError, UnsupportedMediaError } from '../../errors/catalog.ts';
 import type { Deadline } from './limits.ts';
 
 /** Maps a sharp/libvips failure to the service's error for that input problem. */
@@ -7,7 +7,7 @@ export function toInputError(error: unknown, deadline?: Deadline): Error {
   // System errors (disk full, missing work directory) are the server's problem, not the input's.
   if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string') return error;
   // Already one of ours (a limit, a tool failure).
-  if (error instanceof Error && 'statusCode' in error) return error;
+  if (error instanceof PressoError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/unsupported image format/i.test(message)) {
     return new UnsupportedMediaError('The file is not an image format this service can read.');
