@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
@@ -16,16 +15,11 @@ import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 
-let scratch: string;
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-limits-'));
-});
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = useScratch('presso-limits-');
+after(removeWorkDirs);
 
 async function runWith(
   options: ImageProcessorOptions,
@@ -35,7 +29,7 @@ async function runWith(
 ) {
   const detected = await detectFile(path);
   assert.ok(detected !== undefined);
-  const workDir = await mkdtemp(join(scratch, 'job-'));
+  const workDir = await mkdtemp(join(scratch(), 'job-'));
   return createImageProcessor(options).process({
     input: { ...detected, path, name: basename(path), size: (await stat(path)).size },
     params,
@@ -54,7 +48,7 @@ const refused = (pattern: RegExp) => (e: unknown) => {
 
 describe('image processor: limits and safety', () => {
   it('refuses a pixel flood (14000×14000 PNG of ~200 KB) from its header without a memory spike', async () => {
-    const flood = join(scratch, 'flood.png');
+    const flood = join(scratch(), 'flood.png');
     // Palette quantisation of 196 MP would need ~1 GB in this test; a greyscale PNG streams.
     await sharp({ create: { width: 14000, height: 14000, channels: 3, background: '#336699' } })
       .toColourspace('b-w')
@@ -85,10 +79,10 @@ describe('image processor: limits and safety', () => {
     const png = await readFile(corpus.chelsea);
     const corrupt = Buffer.from(png);
     for (let i = 200; i < corrupt.length; i += 7) corrupt[i] = (corrupt[i] ?? 0) ^ 0x5a;
-    const path = join(scratch, 'corrupt.png');
+    const path = join(scratch(), 'corrupt.png');
     await writeFile(path, corrupt);
     await assert.rejects(runImage(path, { format: 'webp' }), refused(/corrupt or truncated/));
-    const cut = join(scratch, 'cut.png');
+    const cut = join(scratch(), 'cut.png');
     await writeFile(cut, png.subarray(0, png.length / 2));
     await assert.rejects(runImage(cut, { format: 'jpeg' }), UnprocessableInputError);
     const fine = await runImage(corpus.chelsea, { format: 'webp' });
@@ -144,7 +138,7 @@ describe('image processor: limits and safety', () => {
       createImageProcessor({ timeBudgetMs: 1000 }, budget).process({
         input: { ...detected, path: corpus.gpsPhoto, name: 'photo.jpg', size: 1 },
         params: { format: 'webp', compression: 'medium' },
-        workDir: await mkdtemp(join(scratch, 'job-')),
+        workDir: await mkdtemp(join(scratch(), 'job-')),
         signal: new AbortController().signal,
         wantMetadata: false,
       }),
@@ -156,7 +150,7 @@ describe('image processor: limits and safety', () => {
 
   it('an encode that outlives the budget keeps its pixels reserved until it really ends', async () => {
     // Lossless AVIF of 6.75 MP is one uninterruptible libaom call of several seconds.
-    const input = join(scratch, 'large.png');
+    const input = join(scratch(), 'large.png');
     await sharp(corpus.canonPhoto).resize(3000, 2250).png({ compressionLevel: 1 }).toFile(input);
     const budget = new PixelBudget(100_000_000);
     const detected = await detectFile(input);
@@ -164,7 +158,7 @@ describe('image processor: limits and safety', () => {
     const job = createImageProcessor({ timeBudgetMs: 400 }, budget).process({
       input: { ...detected, path: input, name: 'large.png', size: 1 },
       params: { format: 'avif', compression: 'lossless' },
-      workDir: await mkdtemp(join(scratch, 'job-')),
+      workDir: await mkdtemp(join(scratch(), 'job-')),
       signal: new AbortController().signal,
       wantMetadata: false,
     });
