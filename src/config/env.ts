@@ -36,17 +36,27 @@ export function optionalStr(env: Env, name: string, description: string): string
   return raw(env, name);
 }
 
+/**
+ * A default that depends on the machine (such as the CPU count): `value` is used, `shown` is what the
+ * README and `presso config` print, so the documentation is the same on every machine.
+ */
+export interface MachineDefault {
+  value: number;
+  shown: string;
+}
+
 export function int(
   env: Env,
   name: string,
-  def: number,
+  def: number | MachineDefault,
   description: string,
   min = 0,
   max = Number.MAX_SAFE_INTEGER,
 ): number {
-  describe(name, def, description);
+  const fallback = typeof def === 'number' ? def : def.value;
+  describe(name, typeof def === 'number' ? def : def.shown, description);
   const value = raw(env, name);
-  if (value === undefined) return def;
+  if (value === undefined) return fallback;
   if (!/^-?\d+$/.test(value)) throw new ConfigError(`${name} must be an integer, got "${value}"`);
   const n = Number(value);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);

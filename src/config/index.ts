@@ -197,7 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
       workers: int(
         env,
         'PRESSO_WORKERS',
-        availableParallelism(),
+        { value: availableParallelism(), shown: '(CPU count)' },
         'Jobs processed at once by this process',
         0,
         256,

@@ -60,6 +60,8 @@ export class ChangeLatch implements JobWatch {
 
 export class LocalJobEvents implements JobEvents {
   readonly #emitter = new EventEmitter().setMaxListeners(0);
+  /** Open watches, so close() can release their waiters instead of leaving them to their time-outs. */
+  readonly #watches = new Set<ChangeLatch>();
 
   async publishChanged(jobId: string): Promise<void> {
     this.#emitter.emit(jobId);
@@ -67,12 +69,18 @@ export class LocalJobEvents implements JobEvents {
 
   async watch(jobId: string): Promise<JobWatch> {
     const listener = () => latch.signal();
-    const latch = new ChangeLatch(() => this.#emitter.off(jobId, listener));
+    const latch = new ChangeLatch(() => {
+      this.#emitter.off(jobId, listener);
+      this.#watches.delete(latch);
+    });
     this.#emitter.on(jobId, listener);
+    this.#watches.add(latch);
     return latch;
   }
 
+  /** Releases every waiting `next()` with false (a shutdown answers waiting requests at once). */
   async close(): Promise<void> {
+    for (const watch of [...this.#watches]) watch.close();
     this.#emitter.removeAllListeners();
   }
 }

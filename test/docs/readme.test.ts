@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { describeConfig } from '../../src/config/index.ts';
+import { describeConfig, loadConfig } from '../../src/config/index.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -14,6 +15,14 @@ test('the README configuration table lists every variable with its default', () 
       `README shows a wrong default for ${variable.name}: ${row}`,
     );
   }
+});
+
+// The README once said `2` for the worker count, so the table test passed only on a 2-CPU machine.
+test('a machine-dependent default is documented by what it depends on, and still applied', () => {
+  const workers = describeConfig().find((v) => v.name === 'PRESSO_WORKERS');
+  assert.equal(workers?.default, '(CPU count)');
+  assert.equal(loadConfig({}).jobs.workers, availableParallelism());
+  assert.equal(loadConfig({ PRESSO_WORKERS: '3' }).jobs.workers, 3);
 });
 
 test('the README quick start has the start and test commands that exist', () => {

@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +13,9 @@ import type { Account } from '../../src/accounts/account-store.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { type RunningPresso, startPresso } from '../../src/runtime/presso.ts';
+import { freePort } from './ports.ts';
+
+export { freePort };
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 
@@ -50,18 +52,6 @@ export interface TestPresso extends TestClient {
 export const bearer = (key: string) => `Bearer ${key}`;
 export const basic = (key: string, colon = true) =>
   `Basic ${Buffer.from(colon ? `${key}:` : key).toString('base64')}`;
-
-/** A port that was free a moment ago (the caller binds it right away and retries on a clash). */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, host, ok);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((ok) => server.close(ok));
-  return port;
-}
 
 /** An HTTP client for a running server; `ca` is its certificate (undefined: accept any). */
 export function testClient(baseUrl: string, key: string, ca: string | undefined): TestClient {

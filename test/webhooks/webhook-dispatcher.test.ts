@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { type Database, openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteWebhookStore } from '../../src/persistence/sqlite/sqlite-webhook-store.ts';
 import { generateWebhookSecret, verifyWebhook } from '../../src/webhooks/signature.ts';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../src/webhooks/webhook-dispatcher.ts';
+import { freePort } from '../support/ports.ts';
 import { FetchOutboundClient, type Receiver, startReceiver, statuses, waitFor } from './helpers.ts';
 
 const SECRET = generateWebhookSecret();
@@ -154,12 +154,7 @@ describe('WebhookDispatcher', () => {
 
   it('retries network errors and records them', async () => {
     // A port that was just free: connections are refused.
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
+    const port = await freePort();
     const { store, client, dispatcher } = setup({ retrySchedule: [20] });
     await dispatcher.start();
     const url = `http://127.0.0.1:${port}/hook`;

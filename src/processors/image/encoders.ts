@@ -116,6 +116,11 @@ export function applyEncoder(
 export interface TunedEncodeContext extends EncodeContext {
   /** The pipeline decodes several frames (no search on animations). */
   animated?: boolean;
+  /**
+   * Aborted when the job is cancelled or its time budget runs out: the search stops at its next trial
+   * instead of running its 6-12 encodes to the end (it was not bounded by the deadline at all before).
+   */
+  signal?: AbortSignal;
 }
 
 /** What the search did, for the benchmark and tests. */
@@ -145,9 +150,11 @@ export async function applyTunedEncoder(
     try {
       return level === 'lossless'
         ? await losslessPng(pipeline.clone())
-        : await tunedPng(pipeline, level, report);
+        : await tunedPng(pipeline, level, report, context.signal);
     } catch {
-      // Fall through to the plain encoder, which reports decode problems where the caller expects them.
+      // A stopped job stops here; anything else falls through to the plain encoder, which reports
+      // decode problems where the caller expects them.
+      context.signal?.throwIfAborted();
     }
   }
   if (level === 'lossless' || context.animated || context.quality !== undefined) {
@@ -158,7 +165,8 @@ export async function applyTunedEncoder(
       return await tunedLossy(pipeline, format, { ...context, level }, report);
     }
   } catch {
-    // Fall through: the plain encoder reports decode problems where the caller expects them.
+    // As above: a stopped job stops, a decode problem surfaces from the plain encoder.
+    context.signal?.throwIfAborted();
   }
   return applyEncoder(pipeline, format, context);
 }
@@ -185,17 +193,24 @@ export async function searchFormatQuality(
   report: TuningReport = { trials: 0 },
 ): Promise<number> {
   const proxy = proxyTiles(await referencePixels(pipeline, format === 'jpeg' && hasAlpha));
-  const result = await searchOnProxy(proxy, format, level, QUALITY_TARGETS[level] + PROXY_MARGIN);
+  const result = await searchOnProxy(proxy, format, level, QUALITY_TARGETS[level] + PROXY_MARGIN, undefined);
   report.quality = result.quality;
   report.trials += result.trials.length;
   report.proxyScore = result.score;
   return result.quality;
 }
 
-function searchOnProxy(proxy: TileGrid, format: LossyFormat, level: LossyLevel, aim: number) {
+function searchOnProxy(
+  proxy: TileGrid,
+  format: LossyFormat,
+  level: LossyLevel,
+  aim: number,
+  signal: AbortSignal | undefined,
+) {
   const range = RANGES[format][level];
   const reference = stitch(proxy);
   return searchQuality({
+    signal,
     min: range.min,
     max: range.max,
     start: range.quality,
@@ -230,17 +245,18 @@ function proxyTiles(reference: RgbImage): TileGrid {
 async function tunedLossy(
   pipeline: Sharp,
   format: LossyFormat,
-  context: EncodeContext & { level: LossyLevel },
+  context: TunedEncodeContext & { level: LossyLevel },
   report: TuningReport,
 ): Promise<EncodedOutput> {
-  const { level } = context;
+  const { level, signal } = context;
   // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
   const { proxy, wide } = referenceTiles(
     await referencePixels(pipeline, format === 'jpeg' && context.hasAlpha),
   );
   const result = await checkedSearch({
     target: QUALITY_TARGETS[level],
-    search: (aim) => searchOnProxy(proxy, format, level, aim),
+    signal,
+    search: (aim) => searchOnProxy(proxy, format, level, aim, signal),
     produce: async (quality) => {
       const buffer = await applyEncoder(pipeline.clone(), format, { ...context, quality }).toBuffer();
       return {

@@ -9,6 +9,7 @@ import { ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
+import { cutJpegTrailer } from './jpeg-trailer.ts';
 import { DEFAULT_IMAGE_LIMITS, Deadline, type ImageLimits } from './limits.ts';
 import { describeImage } from './metadata.ts';
 import {
@@ -106,6 +107,9 @@ async function processImage(
     // An encode that outlived the job still holds its pixels: release the budget when it ends.
     if (abandoned.length === 0) release();
     else void Promise.allSettled(abandoned).then(release);
+  }
+  if (inputFormat === 'jpeg' && output.format === 'jpeg' && !hasGeometry(params)) {
+    output = await cutJpegTrailer(request.input, output, params.metadata, request.workDir);
   }
   throwIfAborted(request.signal);
   return {

@@ -25,6 +25,19 @@ function isStandalone(marker: number): boolean {
  * JPEG (the caller then re-encodes through the decoder, which reports corruption properly).
  */
 export function stripJpegMetadata(input: Uint8Array): Buffer | undefined {
+  return copyJpegSegments(input, false);
+}
+
+/**
+ * Returns the JPEG up to and including its end-of-image marker, metadata kept, or undefined when the
+ * bytes do not parse as a complete JPEG. A ZIP or HTML page appended after the EOI (a polyglot file)
+ * is not part of the image and must not travel on.
+ */
+export function trimJpegTrailer(input: Uint8Array): Buffer | undefined {
+  return copyJpegSegments(input, true);
+}
+
+function copyJpegSegments(input: Uint8Array, keepMetadata: boolean): Buffer | undefined {
   if (input.length < 4 || input[0] !== 0xff || input[1] !== SOI) return undefined;
   const parts: Uint8Array[] = [input.subarray(0, 2)];
   let pos = 2;
@@ -50,7 +63,7 @@ export function stripJpegMetadata(input: Uint8Array): Buffer | undefined {
     const segmentEnd = pos + length;
     if (length < 2 || segmentEnd > input.length) return undefined;
     // A second JFIF/JFXX (thumbnail) APP0 is metadata too.
-    const keep = !isMetadataSegment(marker) && !(marker === APP0 && keptApp0);
+    const keep = keepMetadata || (!isMetadataSegment(marker) && !(marker === APP0 && keptApp0));
     if (marker === APP0) keptApp0 = true;
     if (marker === SOS) {
       const dataEnd = scanEntropyCodedData(input, segmentEnd);

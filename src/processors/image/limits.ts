@@ -31,6 +31,7 @@ export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
 /** The time left of one image's budget; `remainingMs` never goes below 1 so callers can pass it on. */
 export class Deadline {
   readonly #end: number;
+  #signal: AbortSignal | undefined;
   readonly budgetMs: number;
 
   constructor(budgetMs: number) {
@@ -46,6 +47,20 @@ export class Deadline {
 
   isExceeded(): boolean {
     return performance.now() >= this.#end;
+  }
+
+  /**
+   * Aborted with `exceeded()` when the budget runs out, for work that checks a signal between steps
+   * (the quality search). Its timer is unref'd: a finished job leaves nothing that holds the process.
+   */
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) {
+      const controller = new AbortController();
+      const left = Math.max(0, this.#end - performance.now());
+      setTimeout(() => controller.abort(this.exceeded()), left).unref();
+      this.#signal = controller.signal;
+    }
+    return this.#signal;
   }
 
   /** Whole seconds for sharp's `timeout()` (its resolution); at least 1. */

@@ -56,6 +56,7 @@ export async function tunedPng(
   pipeline: Sharp,
   level: LossyLevel,
   report: PngTuningReport,
+  signal?: AbortSignal,
 ): Promise<EncodedOutput> {
   const target = QUALITY_TARGETS[level] + PROXY_MARGIN;
   const reference = await decodeRgb(pipeline.clone());
@@ -73,6 +74,7 @@ export async function tunedPng(
     start: MAX_STEP + 1 - START_STEP[level],
     target,
     ...SEARCH_LIMITS,
+    signal,
     trial: async (quality) => {
       const { reconstructed } = quantiseResiduals(proxy, MAX_STEP + 1 - quality);
       return ssimulacra2(proxy, reconstructed);
@@ -83,6 +85,7 @@ export async function tunedPng(
   // scored on the wide mosaic, and the step shrinks until it meets the target (at most 3 checks).
   let step = MAX_STEP + 1 - result.quality;
   for (let check = 0; check < 3 && step > 1; check++) {
+    signal?.throwIfAborted();
     const quantised = quantiseResiduals(reference, step);
     const score = scorePixels(reference, quantised.reconstructed);
     report.trials += 1;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
@@ -9,12 +8,13 @@ import { readIconDirectory, readIconEntry } from '../../../src/processors/image/
 import { type BmpSpec, writeBmp, writeIco } from '../../support/bmp-writer.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 
-let scratch: string;
+const scratch = useScratch('presso-bmp-');
+after(removeWorkDirs);
 let photo: { width: number; height: number; rgba: Uint8Array };
 before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-bmp-'));
   // An odd width exercises row padding.
   const { data, info } = await sharp(corpus.chelsea)
     .resize(37, 23, { fit: 'fill' })
@@ -23,13 +23,9 @@ before(async () => {
     .toBuffer({ resolveWithObject: true });
   photo = { width: info.width, height: info.height, rgba: data };
 });
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
 
 async function file(name: string, bytes: Buffer): Promise<string> {
-  const path = join(scratch, name);
+  const path = join(scratch(), name);
   await writeFile(path, bytes);
   return path;
 }

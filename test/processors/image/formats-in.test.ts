@@ -1,29 +1,22 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { ValidationError } from '../../../src/errors/catalog.ts';
 import { corpus, corpusDir } from '../../support/corpus.ts';
 import { decode, psnr, ssim } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 
 const skimage = join(corpusDir, 'usr/lib/python3/dist-packages/skimage/data');
-let scratch: string;
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-in-'));
-});
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = useScratch('presso-in-');
+after(removeWorkDirs);
 
 describe('image processor: input formats', () => {
   it('decodes an HEVC HEIC (made by heif-enc with x265 from a real photo)', async () => {
-    const heic = join(scratch, 'photo.heic');
-    const jpeg640 = join(scratch, 'photo-640.jpeg');
+    const heic = join(scratch(), 'photo.heic');
+    const jpeg640 = join(scratch(), 'photo-640.jpeg');
     await sharp(corpus.canonPhoto).resize(640).jpeg({ quality: 90 }).toFile(jpeg640);
     execFileSync('heif-enc', ['-q', '60', jpeg640, '-o', heic]);
     const header = await sharp(heic).metadata();
@@ -42,7 +35,7 @@ describe('image processor: input formats', () => {
 
   it('reads AVIF and still WebP', async () => {
     for (const format of ['avif', 'webp'] as const) {
-      const input = join(scratch, `still.${format}`);
+      const input = join(scratch(), `still.${format}`);
       await sharp(corpus.chelsea)[format]({ quality: 80 }).toFile(input);
       const result = await runImage(input, { format: 'png', resize: { width: 200 } });
       const out = await decode(result.path);
@@ -67,7 +60,7 @@ describe('image processor: input formats', () => {
   });
 
   it('keeps an animated WebP animated through resize and conversion to GIF', async () => {
-    const webp = join(scratch, 'anim.webp');
+    const webp = join(scratch(), 'anim.webp');
     await sharp(corpus.animatedGif, { animated: true }).webp({ lossless: true }).toFile(webp);
     const resized = await runImage(webp, { resize: { width: 28 } });
     const out = await decode(resized.path);
@@ -85,7 +78,7 @@ describe('image processor: input formats', () => {
   });
 
   it('16-bit PNG: lossless PNG keeps 16 bits, lossy output is 8-bit', async () => {
-    const deep = join(scratch, 'deep.png');
+    const deep = join(scratch(), 'deep.png');
     await sharp(corpus.chelsea).toColourspace('rgb16').png().toFile(deep);
     assert.equal((await sharp(deep).metadata()).depth, 'ushort');
     const lossless = await runImage(deep, { compression: 'lossless' });
@@ -99,7 +92,7 @@ describe('image processor: input formats', () => {
   });
 
   it('converts a CMYK JPEG to sRGB with the same colours', async () => {
-    const cmyk = join(scratch, 'cmyk.jpeg');
+    const cmyk = join(scratch(), 'cmyk.jpeg');
     await sharp(corpus.chelsea).toColourspace('cmyk').jpeg({ quality: 95 }).toFile(cmyk);
     assert.equal((await sharp(cmyk).metadata()).space, 'cmyk');
     for (const format of ['jpeg', 'webp', 'png'] as const) {

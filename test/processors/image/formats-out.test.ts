@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import exifReader from 'exif-reader';
 import sharp from 'sharp';
 import { stripJpegMetadata } from '../../../src/processors/image/jpeg-segments.ts';
@@ -11,20 +10,15 @@ import { scoreOutput } from '../../../src/processors/image/quality/score.ts';
 import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode, psnr, ssim } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 
-let scratch: string;
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-out-'));
-});
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = useScratch('presso-out-');
+after(removeWorkDirs);
 
 /** JXL is decoded with libjxl's djxl (sharp's libvips has no JXL loader). */
 function djxl(jxl: string, ext: 'png' | 'jpg'): string {
-  const out = join(scratch, `decoded-${Math.random().toString(36).slice(2)}.${ext}`);
+  const out = join(scratch(), `decoded-${Math.random().toString(36).slice(2)}.${ext}`);
   execFileSync('djxl', [jxl, out, '--quiet'], { stdio: 'ignore' });
   return out;
 }
@@ -52,7 +46,7 @@ describe('image processor: output formats', () => {
   });
 
   it('lossless JXL from a JPEG recompresses it reversibly (djxl restores the stripped JPEG bit for bit)', async () => {
-    const input = join(scratch, 'plain.jpeg');
+    const input = join(scratch(), 'plain.jpeg');
     await sharp(corpus.chelsea).jpeg({ quality: 90 }).toFile(input);
     const result = await runImage(input, { format: 'jxl', compression: 'lossless' });
     assert.ok(result.outputSize < result.inputSize * 0.9, `${result.outputSize} vs ${result.inputSize}`);
@@ -108,7 +102,7 @@ describe('image processor: output metadata', () => {
   });
 
   it('copyright keeps only copyright and artist', async () => {
-    const input = join(scratch, 'owned.jpeg');
+    const input = join(scratch(), 'owned.jpeg');
     await sharp(corpus.chelsea)
       .withExif({
         IFD0: { Copyright: '(C) Jane Doe 2024', Artist: 'Jane Doe', Make: 'Acme', Model: 'Cam 1' },

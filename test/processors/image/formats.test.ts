@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { corpus } from '../../support/corpus.ts';
 import { decode, psnr, ssim } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { processor, removeWorkDirs, runImage } from './run-image.ts';
 
-let scratch: string;
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-formats-'));
-});
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = useScratch('presso-formats-');
+after(removeWorkDirs);
 
 describe('image processor: format conversion', () => {
   for (const format of ['webp', 'avif', 'png'] as const) {
@@ -95,7 +89,7 @@ describe('image processor: format conversion', () => {
     const svg =
       '<?xml version="1.0"?><!-- editor banner --><svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">' +
       '<rect width="20" height="20" fill="red"/><rect x="20" width="20" height="20" fill="blue"/></svg>';
-    const path = join(scratch, 'two.svg');
+    const path = join(scratch(), 'two.svg');
     await writeFile(path, svg);
     const kept = await runImage(path);
     assert.equal(kept.format, 'svg');

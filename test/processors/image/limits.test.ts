@@ -1,29 +1,25 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
 import { detectFile } from '../../../src/media/detect.ts';
+import { applyTunedEncoder } from '../../../src/processors/image/encoders.ts';
 import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
 import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
+import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 
-let scratch: string;
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-limits-'));
-});
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = useScratch('presso-limits-');
+after(removeWorkDirs);
 
 async function runWith(
   options: ImageProcessorOptions,
@@ -33,7 +29,7 @@ async function runWith(
 ) {
   const detected = await detectFile(path);
   assert.ok(detected !== undefined);
-  const workDir = await mkdtemp(join(scratch, 'job-'));
+  const workDir = await mkdtemp(join(scratch(), 'job-'));
   return createImageProcessor(options).process({
     input: { ...detected, path, name: basename(path), size: (await stat(path)).size },
     params,
@@ -52,7 +48,7 @@ const refused = (pattern: RegExp) => (e: unknown) => {
 
 describe('image processor: limits and safety', () => {
   it('refuses a pixel flood (14000×14000 PNG of ~200 KB) from its header without a memory spike', async () => {
-    const flood = join(scratch, 'flood.png');
+    const flood = join(scratch(), 'flood.png');
     // Palette quantisation of 196 MP would need ~1 GB in this test; a greyscale PNG streams.
     await sharp({ create: { width: 14000, height: 14000, channels: 3, background: '#336699' } })
       .toColourspace('b-w')
@@ -61,11 +57,10 @@ describe('image processor: limits and safety', () => {
     assert.ok((await stat(flood)).size < 500_000);
     global.gc?.();
     const rssBefore = process.memoryUsage.rss();
-    const started = performance.now();
     await assert.rejects(runImage(flood, { format: 'webp' }), refused(/14000×14000.*196 MP.*50 MP/));
+    // Refused before decoding: a decode of 196 MP would take ~600 MB.
     const growth = process.memoryUsage.rss() - rssBefore;
     assert.ok(growth < 60 * 1024 * 1024, `RSS grew by ${Math.round(growth / 1048576)} MB`);
-    assert.ok(performance.now() - started < 1000, 'refused before decoding');
   });
 
   it('sums pixels over the frames of an animation and caps the frame count', async () => {
@@ -84,10 +79,10 @@ describe('image processor: limits and safety', () => {
     const png = await readFile(corpus.chelsea);
     const corrupt = Buffer.from(png);
     for (let i = 200; i < corrupt.length; i += 7) corrupt[i] = (corrupt[i] ?? 0) ^ 0x5a;
-    const path = join(scratch, 'corrupt.png');
+    const path = join(scratch(), 'corrupt.png');
     await writeFile(path, corrupt);
     await assert.rejects(runImage(path, { format: 'webp' }), refused(/corrupt or truncated/));
-    const cut = join(scratch, 'cut.png');
+    const cut = join(scratch(), 'cut.png');
     await writeFile(cut, png.subarray(0, png.length / 2));
     await assert.rejects(runImage(cut, { format: 'jpeg' }), UnprocessableInputError);
     const fine = await runImage(corpus.chelsea, { format: 'webp' });
@@ -95,17 +90,67 @@ describe('image processor: limits and safety', () => {
   });
 
   it('stops sharp at the time budget', async () => {
-    const started = performance.now();
     await assert.rejects(
       runWith({ timeBudgetMs: 1000 }, corpus.gpsPhoto, { format: 'avif', compression: 'medium' }),
       refused(/time budget of 1 s/),
     );
-    assert.ok(performance.now() - started < 8000, `${performance.now() - started} ms`);
+  });
+
+  // The audit saw a 1 s budget answered after 19.5 s on a busy machine: the quality search (6-12 encodes
+  // and scores) ran outside the deadline. It now stops at its next trial; counted in trials, not time.
+  it('the quality search stops at its next trial when the job is stopped, instead of falling back', async () => {
+    const reason = new Error('stopped');
+    const report = { trials: 0 };
+    const pipeline = sharp(corpus.chelsea);
+    await assert.rejects(
+      applyTunedEncoder(
+        pipeline,
+        'avif',
+        { level: 'medium', hasAlpha: false, signal: AbortSignal.abort(reason) },
+        report,
+      ),
+      (error: unknown) => error === reason,
+    );
+    assert.equal(report.trials, 0);
+    const controller = new AbortController();
+    let trials = 0;
+    const search = searchQuality({
+      min: 0,
+      max: 100,
+      target: 50,
+      maxTrials: 10,
+      budgetMs: Number.POSITIVE_INFINITY,
+      signal: controller.signal,
+      trial: async (quality) => {
+        if (++trials === 2) controller.abort(reason);
+        return quality;
+      },
+    });
+    await assert.rejects(search, (error: unknown) => error === reason);
+    assert.equal(trials, 2, 'no trial after the abort');
+  });
+
+  it('a time budget that runs out releases the pixel budget once the abandoned search stops', async () => {
+    const budget = new PixelBudget(100_000_000);
+    const detected = await detectFile(corpus.gpsPhoto);
+    assert.ok(detected !== undefined);
+    await assert.rejects(
+      createImageProcessor({ timeBudgetMs: 1000 }, budget).process({
+        input: { ...detected, path: corpus.gpsPhoto, name: 'photo.jpg', size: 1 },
+        params: { format: 'webp', compression: 'medium' },
+        workDir: await mkdtemp(join(scratch(), 'job-')),
+        signal: new AbortController().signal,
+        wantMetadata: false,
+      }),
+      refused(/time budget/),
+    );
+    await untilHangGuard(() => budget.inUse === 0);
+    assert.equal(budget.inUse, 0);
   });
 
   it('an encode that outlives the budget keeps its pixels reserved until it really ends', async () => {
     // Lossless AVIF of 6.75 MP is one uninterruptible libaom call of several seconds.
-    const input = join(scratch, 'large.png');
+    const input = join(scratch(), 'large.png');
     await sharp(corpus.canonPhoto).resize(3000, 2250).png({ compressionLevel: 1 }).toFile(input);
     const budget = new PixelBudget(100_000_000);
     const detected = await detectFile(input);
@@ -113,29 +158,45 @@ describe('image processor: limits and safety', () => {
     const job = createImageProcessor({ timeBudgetMs: 400 }, budget).process({
       input: { ...detected, path: input, name: 'large.png', size: 1 },
       params: { format: 'avif', compression: 'lossless' },
-      workDir: await mkdtemp(join(scratch, 'job-')),
+      workDir: await mkdtemp(join(scratch(), 'job-')),
       signal: new AbortController().signal,
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
     assert.equal(budget.inUse, 3000 * 2250, 'the abandoned encode still holds its pixels');
-    const started = performance.now();
-    while (budget.inUse > 0 && performance.now() - started < 120_000) await sleep(50);
+    await untilHangGuard(() => budget.inUse === 0);
     assert.equal(budget.inUse, 0, 'released when the encode ended');
   });
 
   it('kills an external tool at the time budget and on abort', async () => {
-    let started = performance.now();
     await assert.rejects(
       runWith({ timeBudgetMs: 1500 }, corpus.gpsPhoto, { format: 'jxl', compression: 'medium' }),
       refused(/time budget/),
     );
-    assert.ok(performance.now() - started < 5000, `${performance.now() - started} ms`);
+    assert.deepEqual(await childrenNamed('cjxl'), [], 'no cjxl left running');
     const controller = new AbortController();
-    started = performance.now();
     const job = runWith({}, corpus.gpsPhoto, { format: 'jxl' }, controller.signal);
-    setTimeout(() => controller.abort(new Error('job cancelled')), 1200);
+    // Abort once cjxl runs, so the kill on abort is what is tested.
+    await untilHangGuard(async () => (await childrenNamed('cjxl')).length > 0);
+    controller.abort(new Error('job cancelled'));
     await assert.rejects(job, /job cancelled/);
-    assert.ok(performance.now() - started < 4000, `${performance.now() - started} ms`);
+    assert.deepEqual(await childrenNamed('cjxl'), [], 'no cjxl left running');
   });
 });
+
+/** Waits for `condition`; the limit only guards against a hang, it is not what the test measures. */
+async function untilHangGuard(condition: () => boolean | Promise<boolean>): Promise<void> {
+  for (let waited = 0; waited < 120_000 && !(await condition()); waited += 20) await sleep(20);
+}
+
+/** Live child processes of this test process with that command name (from /proc). */
+async function childrenNamed(name: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const match = /^\d+ \((.*)\) (\S) (\d+)/.exec(stat);
+    if (match?.[1] === name && match[2] !== 'Z' && Number(match[3]) === process.pid) pids.push(Number(entry));
+  }
+  return pids;
+}

@@ -1,26 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { UnprocessableInputError, ValidationError } from '../../../src/errors/catalog.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode, psnr } from '../../support/images.ts';
+import { useScratch } from '../../support/scratch.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 
-let scratch: string;
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'presso-svg-'));
-});
-after(async () => {
-  await removeWorkDirs();
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = useScratch('presso-svg-');
+after(removeWorkDirs);
 
 async function svgFile(name: string, text: string): Promise<string> {
-  const path = join(scratch, name);
+  const path = join(scratch(), name);
   await writeFile(path, text);
   return path;
 }
@@ -103,7 +97,7 @@ describe('image processor: SVG', () => {
     const processor = createImageProcessor({ svgMaxBytes: 2000, svgMaxDepth: 20 });
     const run = async (text: string) => {
       const path = await svgFile('limit.svg', text);
-      const workDir = await mkdtemp(join(scratch, 'w-'));
+      const workDir = await mkdtemp(join(scratch(), 'w-'));
       return processor.process({
         input: {
           path,

@@ -20,6 +20,8 @@ export interface CheckedSearchOptions<T> {
   search(aim: number): Promise<QualitySearchResult>;
   /** Encodes the real output at `quality`; `score` is measured on the wide mosaic. */
   produce(quality: number, round: number): Promise<{ output: T; size: number; score: number }>;
+  /** Checked before each search and each output encode. */
+  signal?: AbortSignal;
 }
 
 export interface CheckedSearchResult<T> {
@@ -36,9 +38,11 @@ export async function checkedSearch<T>(options: CheckedSearchOptions<T>): Promis
   let best: (CheckedSearchResult<T> & { size: number }) | undefined;
   let trials = 0;
   for (let round = 0; round < ROUNDS; round++) {
+    options.signal?.throwIfAborted();
     const found = await options.search(aim);
     trials += found.trials.length;
     if (best !== undefined && found.quality === best.quality) break;
+    options.signal?.throwIfAborted();
     const { output, size, score } = await options.produce(found.quality, round);
     const passes = score >= target;
     const better =

@@ -19,6 +19,8 @@ export interface QualitySearchOptions {
   trial(quality: number): Promise<number>;
   /** Clock (tests inject one). */
   now?: () => number;
+  /** Checked before every trial: a job past its deadline or cancelled stops searching at once. */
+  signal?: AbortSignal;
 }
 
 export interface QualitySearchResult {
@@ -47,6 +49,7 @@ export async function searchQuality(options: QualitySearchOptions): Promise<Qual
       stoppedBy = 'budget';
       break;
     }
+    options.signal?.throwIfAborted();
     const quality = next;
     const score = await options.trial(quality);
     trials.push({ quality, score });
