@@ -129,6 +129,13 @@ export class UnavailableError extends PressoError {
   }
 }
 
+/** The disk or the database is full; accepted jobs wait and resume once space is back. */
+export class InsufficientStorageError extends PressoError {
+  constructor(cause?: unknown) {
+    super('INSUFFICIENT_STORAGE', 507, 'The server is out of storage space; retry later.', { cause });
+  }
+}
+
 export class InternalError extends PressoError {
   constructor(cause?: unknown) {
     super('INTERNAL', 500, 'An internal error occurred. Quote the id when contacting support.', { cause });

@@ -12,9 +12,13 @@ import {
   toPressoError,
   ValidationError,
 } from '../errors/catalog.ts';
+import { storageErrorOr } from '../errors/storage-full.ts';
 import { toFieldErrors } from '../validation/schema-validator.ts';
 
-function fromFastify(error: FastifyError, maxInputBytes: number): PressoError {
+function fromFastify(raw: FastifyError, maxInputBytes: number): PressoError {
+  // A full disk (upload streaming, storing the input) or database (recording the job) is a 507,
+  // whatever wrapped it on the way here.
+  const error = storageErrorOr(raw);
   if (error instanceof PressoError) return error;
   if (error.validation) {
     return new ValidationError(toFieldErrors(error.validation as never, error.validationContext ?? 'body'));
