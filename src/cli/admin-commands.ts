@@ -1,7 +1,7 @@
 /** Account and key management from the command line; output is JSON for scripts. */
 import type { Config } from '../config/index.ts';
-import { openEmbeddedServices } from '../runtime/embedded.ts';
 import { createLogger } from '../runtime/logger.ts';
+import { openServices } from '../runtime/presso.ts';
 import { UsageError } from './usage-error.ts';
 
 type Options = { name?: string | undefined; 'rate-limit'?: string | undefined; account?: string | undefined };
@@ -19,9 +19,9 @@ function parseLimit(text: string | undefined): number | undefined {
 
 async function withServices<T>(
   config: Config,
-  fn: (s: Awaited<ReturnType<typeof openEmbeddedServices>>) => Promise<T>,
+  fn: (s: Awaited<ReturnType<typeof openServices>>) => Promise<T>,
 ) {
-  const services = await openEmbeddedServices(config, createLogger('warn'));
+  const services = await openServices(config, createLogger('warn'));
   try {
     return await fn(services);
   } finally {

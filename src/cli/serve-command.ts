@@ -4,11 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
-import { openEmbeddedServices } from '../runtime/embedded.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { appFromServices, startPresso } from '../runtime/presso.ts';
+import { appFromServices, openServices, startPresso } from '../runtime/presso.ts';
 
 export async function serveCommand(config: Config, logger: Logger): Promise<number> {
+  // The last resort only: every background loop catches its own failures (a full disk included). A
+  // rejection that still gets here is a bug to fix where it happened, but it must not end a process
+  // whose accepted jobs would then wait for a restart.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'unhandled promise rejection (a bug: it should have been caught)');
+  });
   const presso = await startPresso(config, logger);
   if (config.bootstrapAccount) {
     const existing = (await presso.services.accounts.listAccounts()).find(
@@ -48,7 +53,7 @@ export async function openapiCommand(config: Config): Promise<number> {
 /** The OpenAPI document of the app as configured, built over throw-away state (nothing is written to the data dir). */
 export async function generateOpenApi(config: Config): Promise<unknown> {
   const scratch = await mkdtemp(join(tmpdir(), 'presso-openapi-'));
-  const services = await openEmbeddedServices({ ...config, dataDir: scratch }, createLogger('silent'));
+  const services = await openServices({ ...config, dataDir: scratch }, createLogger('silent'));
   try {
     const app = await appFromServices(services);
     await app.ready();

@@ -58,6 +58,7 @@ export interface Config {
     maxRedirects: number;
   };
   webhooks: { timeoutMs: number; retrySchedule: number[] };
+  storage: { minFreeBytes: number; retryMs: number };
   rateLimit: { defaultLimit: number; windowMs: number };
   /** The image processor's limits, in its own shape so the config passes straight through. */
   images: ImageLimits;
@@ -236,6 +237,20 @@ export function loadConfig(env: Env = process.env): Config {
         'PRESSO_WEBHOOK_RETRY_SCHEDULE',
         [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
         'Delays between webhook retries (about 24 h in all)',
+      ),
+    },
+    storage: {
+      minFreeBytes: bytes(
+        env,
+        'PRESSO_MIN_FREE_DISK',
+        512 * MiB,
+        'Free space on the data directory below which /healthz answers 503 low-disk (readiness)',
+      ),
+      retryMs: duration(
+        env,
+        'PRESSO_STORAGE_RETRY',
+        10_000,
+        'How long a job stopped by a full disk or database waits before it runs again',
       ),
     },
     rateLimit: {

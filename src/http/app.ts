@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastif
 import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/account-service.ts';
 import { InvalidJsonError, NotFoundError } from '../errors/catalog.ts';
+import type { DiskSpaceMonitor } from '../files/disk-space.ts';
 import type { FileStore } from '../files/file-store.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { JobService } from '../jobs/job-service.ts';
@@ -31,6 +32,10 @@ import { uploadRoute } from './routes/upload.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
 import { UploadSlots } from './upload-slots.ts';
 
+/**
+ * What the routes use. The names are those of `Services`, so the whole service bag can be passed
+ * as it is; tests may build the object by hand instead.
+ */
 export interface AppDeps {
   logger: Logger;
   accounts: AccountService;
@@ -38,11 +43,14 @@ export interface AppDeps {
   jobStore: JobStore;
   queue: JobQueue;
   files: FileStore;
-  webhooks: WebhookStore;
+  webhookStore: WebhookStore;
   replayWebhook: (deliveryId: string, accountId: string) => Promise<boolean>;
   parser: RequestParser;
   limiter: RateLimiter;
-  isShuttingDown: () => boolean;
+  /** Free space of the data directory, for readiness (`/healthz`). */
+  diskSpace: Pick<DiskSpaceMonitor, 'check'>;
+  /** True once shutdown began: `/healthz` answers 503 so balancers stop sending (default: never). */
+  isShuttingDown?: () => boolean;
 }
 
 export interface AppOptions {
@@ -99,8 +107,13 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     reply.headers(SECURITY_HEADERS);
   });
   registerBodyTimeouts(app, options.bodyTimeouts);
+  // Every usage counter but this one is kept by the job layer (jobs and bytes in at submit, bytes
+  // out at completion); requests are an HTTP notion, counted here once the answer went out.
   app.addHook('onResponse', async (request) => {
-    if (request.account) await deps.accounts.addUsage(request.account.id, { requests: 1 });
+    if (!request.account) return;
+    await deps.accounts
+      .addUsage(request.account.id, { requests: 1 })
+      .catch((error: unknown) => request.log.error({ err: error }, 'request not counted in usage'));
   });
 
   await app.register(swagger, {
@@ -131,20 +144,27 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   await app.register(uploadRoute, {
     jobs: deps.jobs,
     parser: deps.parser,
-    accounts: deps.accounts,
     maxInputBytes: options.maxInputBytes,
     slots: new UploadSlots(options.maxUploadsPerKey),
   });
-  await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser, accounts: deps.accounts });
+  await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser });
   await app.register(jobsRoute, { jobs: deps.jobs });
   await app.register(accountRoute, {
     accounts: deps.accounts,
     limiter: deps.limiter,
     windowMs: options.rateWindowMs,
   });
-  await app.register(webhooksRoute, { jobs: deps.jobs, webhooks: deps.webhooks, replay: deps.replayWebhook });
+  await app.register(webhooksRoute, {
+    jobs: deps.jobs,
+    webhooks: deps.webhookStore,
+    replay: deps.replayWebhook,
+  });
   await app.register(openapiRoute);
-  await app.register(healthRoute, { queue: deps.queue, isShuttingDown: deps.isShuttingDown });
+  await app.register(healthRoute, {
+    queue: deps.queue,
+    diskSpace: deps.diskSpace,
+    isShuttingDown: deps.isShuttingDown ?? (() => false),
+  });
   await app.register(downloadsRoute, { store: deps.jobStore, files: deps.files });
   return app;
 }

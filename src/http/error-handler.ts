@@ -13,12 +13,16 @@ import {
   UnsupportedContentTypeError,
   ValidationError,
 } from '../errors/catalog.ts';
+import { storageErrorOr } from '../errors/storage-full.ts';
 import { toFieldErrors } from '../validation/schema-validator.ts';
 
 /** The largest JSON body (fetch, webhooks): parameters and a URL, never file content. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-function fromFastify(error: FastifyError, maxInputBytes: number): PressoError {
+function fromFastify(raw: FastifyError, maxInputBytes: number): PressoError {
+  // A full disk (upload streaming, storing the input) or database (recording the job) is a 507,
+  // whatever wrapped it on the way here.
+  const error = storageErrorOr(raw);
   if (error instanceof PressoError) return error;
   if (error.validation) {
     return new ValidationError(toFieldErrors(error.validation as never, error.validationContext ?? 'body'));

@@ -61,4 +61,6 @@ export const commonErrors = {
   403: ErrorSchema,
   429: ErrorSchema,
   500: ErrorSchema,
+  // Out of disk or database space (INSUFFICIENT_STORAGE): any route that records something can meet it.
+  507: ErrorSchema,
 };

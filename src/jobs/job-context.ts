@@ -6,6 +6,7 @@ import type { DetectedInput, Processor, ProcessResult } from '../processors/proc
 import type { ProcessorRegistry } from '../processors/registry.ts';
 import type { FileDescriptor, Job, JobOutput, ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
+import type { UsageRecorder, WebhookTrigger } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
 
 export interface JobRunnerOptions {
@@ -16,8 +17,6 @@ export interface JobRunnerOptions {
   maxAttempts: number;
 }
 
-export type JobFinishedListener = (job: Job) => Promise<void> | void;
-
 export interface JobRunnerDeps {
   store: JobStore;
   files: FileStore;
@@ -25,8 +24,10 @@ export interface JobRunnerDeps {
   processors: ProcessorRegistry;
   outbound: OutboundClient;
   logger: Logger;
-  /** Told about every finished job (webhooks, usage counters); their failures are logged, not fatal. */
-  onFinished: JobFinishedListener[];
+  /** Counts `bytesOut` of every completed job. */
+  usage: UsageRecorder;
+  /** Receives the finished job of every request that named a webhook URL. */
+  webhooks: WebhookTrigger;
 }
 
 export interface JobContext {

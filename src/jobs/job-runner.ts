@@ -1,13 +1,22 @@
 /**
  * Runs one job as a list of small named steps over a shared context, checking for cancellation
  * between steps. Every outcome ends in the job store: completed, failed with a catalogued error, or
- * (when interrupted by shutdown) handed back to the queue by rethrowing.
+ * handed back to the queue by rethrowing (interrupted by shutdown, or storage ran out). A finished
+ * job is reported: `bytesOut` to the account's usage, and the job record to its webhook.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InternalError, type PressoError, toPressoError } from '../errors/catalog.ts';
+import type { Logger } from 'pino';
+import {
+  InsufficientStorageError,
+  InternalError,
+  type PressoError,
+  toPressoError,
+} from '../errors/catalog.ts';
+import { isStorageFull } from '../errors/storage-full.ts';
 import type { Job } from './job.ts';
 import type { JobContext, JobRunnerDeps, JobRunnerOptions } from './job-context.ts';
+import { jobRecord } from './job-record.ts';
 import { JOB_STEPS } from './job-steps.ts';
 
 export class JobRunner {
@@ -19,7 +28,10 @@ export class JobRunner {
     this.#options = options;
   }
 
-  /** The queue's handler. */
+  /**
+   * The queue's handler. It rejects only to hand the job back: on shutdown, or when the disk or the
+   * database is full (the queue runs it again later; the job is kept, not failed).
+   */
   readonly run = async (jobId: string, signal: AbortSignal): Promise<void> => {
     const { store, logger } = this.#deps;
     const job = await store.markProcessing(jobId);
@@ -28,14 +40,14 @@ export class JobRunner {
     await this.#deps.events.publishChanged(jobId);
     if (job.attempts > this.#options.maxAttempts) {
       const error = new InternalError(new Error(`interrupted ${job.attempts - 1} times`));
-      await this.#finish(await store.fail(jobId, error.toRecord()));
+      await this.#finish(await store.fail(jobId, error.toRecord()), log);
       return;
     }
     const workDir = join(this.#options.workRoot, jobId);
-    await mkdir(workDir, { recursive: true });
     const context: JobContext = { job, workDir, signal, deps: this.#deps, options: this.#options, log };
     const started = performance.now();
     try {
+      await mkdir(workDir, { recursive: true });
       for (const step of JOB_STEPS) {
         signal.throwIfAborted();
         await step.run(context);
@@ -52,32 +64,47 @@ export class JobRunner {
         },
         'job completed',
       );
-      await this.#finish(completed);
+      await this.#finish(completed, log);
     } catch (error) {
       if (signal.aborted) {
         log.warn({ reason: String(signal.reason) }, 'job interrupted; handed back to the queue');
         throw error;
       }
+      if (isStorageFull(error)) await this.#handBack(jobId, error, log);
       const failure = toPressoError(error);
       if (failure instanceof InternalError)
         log.error({ err: failure.cause ?? error }, 'job failed unexpectedly');
       else log.info({ code: failure.code, message: failure.message, cause: causeOf(failure) }, 'job failed');
-      await this.#finish(await store.fail(jobId, failure.toRecord()));
+      await this.#finish(await store.fail(jobId, failure.toRecord()), log);
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
   };
 
-  async #finish(job: Job): Promise<void> {
+  /** Out of space is not the job's fault: it waits in the queue, its attempt uncounted, and runs again. */
+  async #handBack(jobId: string, error: unknown, log: Logger): Promise<never> {
+    log.warn({ err: error }, 'storage is full; job handed back to the queue to run again later');
+    await this.#deps.store.releaseAttempt(jobId).catch((release: unknown) => {
+      log.error({ err: release }, 'could not release the attempt; it counts');
+    });
+    throw new InsufficientStorageError(error);
+  }
+
+  async #finish(job: Job, log: Logger): Promise<void> {
     // The input is not needed once the job has ended; outputs stay until they expire.
     await this.#deps.files.deletePrefix(`jobs/${job.id}/input`).catch(() => {});
     await this.#deps.events.publishChanged(job.id);
-    for (const listener of this.#deps.onFinished) {
-      try {
-        await listener(job);
-      } catch (error) {
-        this.#deps.logger.error({ err: error, jobId: job.id }, 'job-finished listener failed');
-      }
+    // The job has ended either way: a report that cannot be written is logged, never fatal.
+    const { output, webhookUrl } = job;
+    if (output) {
+      await this.#deps.usage
+        .addUsage(job.accountId, { bytesOut: output.descriptor.size })
+        .catch((error: unknown) => log.error({ err: error }, 'usage not counted'));
+    }
+    if (webhookUrl) {
+      await this.#deps.webhooks
+        .enqueue({ jobId: job.id, accountId: job.accountId, url: webhookUrl, payload: jobRecord(job) })
+        .catch((error: unknown) => log.error({ err: error }, 'webhook not queued'));
     }
   }
 }

@@ -1,15 +1,19 @@
 /**
- * Accepts work from the API: records the job, queues it, and for synchronous requests waits for the
- * outcome up to the synchronous time-out. It knows nothing of HTTP: routes translate its results.
+ * Accepts work from the API: records the job, queues it, counts it in the account's usage, and for
+ * synchronous requests waits for the outcome up to the synchronous time-out. It knows nothing of
+ * HTTP: routes translate its results.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { NotFoundError } from '../errors/catalog.ts';
+import type { Logger } from 'pino';
+import { NotFoundError, toPressoError } from '../errors/catalog.ts';
+import { storageErrorOr } from '../errors/storage-full.ts';
 import type { FileStore } from '../files/file-store.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { isFinished, type Job, jobKeys, type ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
 import type { JobQueue } from './job-queue.ts';
+import type { UsageDelta, UsageRecorder } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
 import type { ParsedFetchRequest, ParsedRequest } from './request-params.ts';
 
@@ -25,6 +29,8 @@ export interface JobServiceDeps {
   events: JobEvents;
   files: FileStore;
   outbound: OutboundClient;
+  usage: UsageRecorder;
+  logger: Logger;
 }
 
 export class JobService {
@@ -56,16 +62,22 @@ export class JobService {
     const { jobId, received, request } = args;
     if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
     await this.#deps.files.putFile(jobKeys.input(jobId), this.uploadPath(jobId));
-    const job = await this.#deps.store.create({
-      id: jobId,
-      accountId: args.accountId,
-      source: { type: 'upload' },
-      params: request.params,
-      webhookUrl: request.webhookUrl,
-      input: received,
-    });
+    const job = await this.#deps.store
+      .create({
+        id: jobId,
+        accountId: args.accountId,
+        source: { type: 'upload' },
+        params: request.params,
+        webhookUrl: request.webhookUrl,
+        input: received,
+      })
+      .catch(async (error: unknown) => {
+        // Not recorded (e.g. the database is full): the stored input would belong to nothing.
+        await this.#deps.files.deletePrefix(`jobs/${jobId}/`).catch(() => {});
+        throw error;
+      });
     const async = request.forceAsync || received.size > this.#options.asyncThresholdBytes;
-    return this.#enqueue(job, async, signal);
+    return this.#enqueue(job, { jobs: 1, bytesIn: received.size }, async, signal);
   }
 
   async submitFetch(
@@ -83,7 +95,8 @@ export class JobService {
       webhookUrl: request.webhookUrl,
       input: undefined,
     });
-    return this.#enqueue(job, request.forceAsync, signal);
+    // The input's size is not known yet; the fetch adds no bytesIn (as before the runner existed).
+    return this.#enqueue(job, { jobs: 1 }, request.forceAsync, signal);
   }
 
   /** A job of this account; another account's job is "not found" so ids do not leak. */
@@ -93,15 +106,15 @@ export class JobService {
     return job;
   }
 
-  async #enqueue(job: Job, async: boolean, signal?: AbortSignal): Promise<Job> {
+  async #enqueue(job: Job, usage: UsageDelta, async: boolean, signal?: AbortSignal): Promise<Job> {
     if (async) {
-      await this.#deps.queue.enqueue(job.id);
+      await this.#queue(job, usage);
       return job;
     }
     // Watch before queueing, so a job that finishes at once is not missed.
     const watch = await this.#deps.events.watch(job.id);
     try {
-      await this.#deps.queue.enqueue(job.id);
+      await this.#queue(job, usage);
       const deadline = Date.now() + this.#options.syncTimeoutMs;
       for (;;) {
         const current = (await this.#deps.store.get(job.id)) ?? job;
@@ -115,5 +128,21 @@ export class JobService {
     } finally {
       watch.close();
     }
+  }
+
+  /** Queues a recorded job and counts it; a job that could not be queued is failed, not left waiting forever. */
+  async #queue(job: Job, usage: UsageDelta): Promise<void> {
+    try {
+      await this.#deps.queue.enqueue(job.id);
+    } catch (error) {
+      await this.#deps.store.fail(job.id, toPressoError(storageErrorOr(error)).toRecord()).catch(() => {});
+      await this.#deps.files.deletePrefix(`jobs/${job.id}/`).catch(() => {});
+      throw error;
+    }
+    // Counted once accepted. A counter that cannot be written (a full database) must not refuse
+    // a job that is already queued: the miss is logged instead.
+    await this.#deps.usage.addUsage(job.accountId, usage).catch((error: unknown) => {
+      this.#deps.logger.error({ err: error, jobId: job.id, usage }, 'usage not counted');
+    });
   }
 }

@@ -16,6 +16,11 @@ export interface JobStore {
   get(id: string): Promise<Job | undefined>;
   /** Moves an enqueued (or re-run) job to processing and counts the attempt. */
   markProcessing(id: string): Promise<Job | undefined>;
+  /**
+   * Puts a processing job back to enqueued without counting the attempt: the run stopped through no
+   * fault of the job (storage ran out), so it must not bring the job closer to failing.
+   */
+  releaseAttempt(id: string): Promise<void>;
   setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void>;
   complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job>;
   fail(id: string, error: ErrorRecord): Promise<Job>;

@@ -1,11 +1,12 @@
-/** Starts a whole embedded Presso: services, background work, the app and its listener. */
+/** Starts a whole Presso: services, background work, the app and its listener. */
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { buildApp } from '../http/app.ts';
 import { createListener } from '../http/server.ts';
 import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
-import { openEmbeddedServices, type Services } from './embedded.ts';
+import { openEmbeddedBackends } from './embedded.ts';
+import { buildServices, type Services } from './services.ts';
 
 export interface RunningPresso {
   services: Services;
@@ -15,6 +16,11 @@ export interface RunningPresso {
   localUrl: string;
   tls: TlsMaterial | undefined;
   stop(): Promise<void>;
+}
+
+/** The services over the backends of this mode (embedded; the scaled mode adds its factory here). */
+export async function openServices(config: Config, logger: Logger): Promise<Services> {
+  return buildServices(await openEmbeddedBackends(config, logger), config, logger);
 }
 
 export async function startPresso(config: Config, logger: Logger): Promise<RunningPresso> {
@@ -27,7 +33,7 @@ export async function startPresso(config: Config, logger: Logger): Promise<Runni
         )
       : undefined;
   if (tls?.generated) logger.info({ certificate: tls.certPath }, 'generated a self-signed TLS certificate');
-  const services = await openEmbeddedServices(config, logger);
+  const services = await openServices(config, logger);
   let shuttingDown = false;
   const listener = createListener(tls, {
     headersTimeoutMs: config.server.headersTimeoutMs,
@@ -74,20 +80,9 @@ export function appFromServices(
   extra: { serverFactory?: FastifyServerFactory; isShuttingDown?: () => boolean } = {},
 ): Promise<FastifyInstance> {
   const { config } = services;
+  const isShuttingDown = extra.isShuttingDown ?? (() => false);
   return buildApp(
-    {
-      logger: services.logger,
-      accounts: services.accounts,
-      jobs: services.jobs,
-      jobStore: services.jobStore,
-      queue: services.queue,
-      files: services.files,
-      webhooks: services.webhookStore,
-      replayWebhook: services.replayWebhook,
-      parser: services.parser,
-      limiter: services.limiter,
-      isShuttingDown: extra.isShuttingDown ?? (() => false),
-    },
+    { ...services, isShuttingDown },
     {
       maxInputBytes: config.jobs.maxInputBytes,
       defaultRateLimit: config.rateLimit.defaultLimit,

@@ -57,6 +57,7 @@ export class WebhookDispatcher {
   #running = false;
   #pumping = false;
   #pumpAgain = false;
+  #resetPending = false;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
@@ -86,13 +87,27 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     if (this.#running) return;
-    const reset = await this.#options.store.resetSending(this.#now());
-    if (reset > 0)
-      this.#options.logger?.warn({ count: reset }, 'webhook deliveries interrupted by a restart resumed');
+    // A full database must not stop the process from starting: the reset is then retried by the pump.
+    this.#resetPending = true;
+    await this.#resetInterrupted().catch((error: unknown) => {
+      this.#options.logger?.error(
+        { err: error },
+        'could not resume interrupted webhook deliveries; retrying',
+      );
+    });
     this.#running = true;
     this.#pollTimer = setInterval(() => this.#kick(), this.#options.pollIntervalMs ?? DEFAULT_POLL_MS);
     this.#pollTimer.unref();
     this.#kick();
+  }
+
+  /** Rows left 'sending' by a dead process go back to pending; before any claim of ours, which this would undo. */
+  async #resetInterrupted(): Promise<void> {
+    if (!this.#resetPending) return;
+    const reset = await this.#options.store.resetSending(this.#now());
+    this.#resetPending = false;
+    if (reset > 0)
+      this.#options.logger?.warn({ count: reset }, 'webhook deliveries interrupted by a restart resumed');
   }
 
   /** Stops taking work; attempts in flight get the grace period, then are aborted and rescheduled. */
@@ -127,6 +142,7 @@ export class WebhookDispatcher {
     }
     this.#pumping = true;
     try {
+      await this.#resetInterrupted();
       do {
         this.#pumpAgain = false;
         while (this.#running && this.#inFlight.size < this.#concurrency) {

@@ -1,6 +1,5 @@
 /** POST /1.0/fetch: the service downloads the input from a URL (JSON body only). */
 import type { FastifyInstance } from 'fastify';
-import type { AccountService } from '../../accounts/account-service.ts';
 import { UnsupportedContentTypeError } from '../../errors/catalog.ts';
 import type { JobService } from '../../jobs/job-service.ts';
 import type { RequestParser } from '../../jobs/request-params.ts';
@@ -11,11 +10,10 @@ import { clientGone, replyWithJob } from './submit-reply.ts';
 export interface FetchRouteOptions {
   jobs: JobService;
   parser: RequestParser;
-  accounts: AccountService;
 }
 
 export async function fetchRoute(app: FastifyInstance, options: FetchRouteOptions) {
-  const { jobs, parser, accounts } = options;
+  const { jobs, parser } = options;
   app.post(
     '/1.0/fetch',
     {
@@ -46,7 +44,6 @@ export async function fetchRoute(app: FastifyInstance, options: FetchRouteOption
         throw new UnsupportedContentTypeError('application/json');
       }
       const parsed = parser.parseFetchBody(request.body);
-      await accounts.addUsage(account.id, { jobs: 1 });
       const job = await jobs.submitFetch(
         { jobId: request.id, accountId: account.id, request: parsed },
         clientGone(reply),

@@ -9,7 +9,6 @@ import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import type { AccountService } from '../../accounts/account-service.ts';
 import {
   InvalidJsonError,
   PayloadTooLargeError,
@@ -32,7 +31,6 @@ import { clientGone, replyWithJob } from './submit-reply.ts';
 export interface UploadRouteOptions {
   jobs: JobService;
   parser: RequestParser;
-  accounts: AccountService;
   maxInputBytes: number;
   slots: UploadSlots;
 }
@@ -42,7 +40,7 @@ const MAX_DATA_BYTES = 1024 * 1024;
 const MAX_PARTS = 12;
 
 export async function uploadRoute(app: FastifyInstance, options: UploadRouteOptions) {
-  const { jobs, parser, accounts, maxInputBytes, slots } = options;
+  const { jobs, parser, maxInputBytes, slots } = options;
   // Scoped to this route: only the upload endpoint parses multipart bodies.
   await app.register(multipart, {
     limits: { fileSize: maxInputBytes, files: 2, fields: 10, fieldSize: MAX_DATA_BYTES, parts: MAX_PARTS },
@@ -116,7 +114,6 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
         if (repeated) throw ValidationError.field(repeated, 'must be sent only once');
         const parsed = parser.parseUploadData(parseData(data));
         if (!received) throw ValidationError.field('file', 'is required');
-        await accounts.addUsage(account.id, { jobs: 1, bytesIn: received.size });
         submitted = true;
         const job = await jobs.submitUpload(
           { jobId, accountId: account.id, received, request: parsed },

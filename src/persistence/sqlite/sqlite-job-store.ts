@@ -85,6 +85,15 @@ export class SqliteJobStore implements JobStore {
     return this.get(id);
   }
 
+  async releaseAttempt(id: string): Promise<void> {
+    this.#db
+      .prepare(
+        `UPDATE jobs SET status = 'enqueued', attempts = MAX(attempts - 1, 0), updated_at = ?
+         WHERE id = ? AND status = 'processing'`,
+      )
+      .run(this.#now(), id);
+  }
+
   async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
     this.#db
       .prepare('UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?')

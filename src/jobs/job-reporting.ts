@@ -1,0 +1,28 @@
+/**
+ * Where the job layer reports what happened: the account's usage counters and the job's webhook.
+ * Narrow interfaces, so `jobs/` imports neither `accounts/` nor `webhooks/`; `AccountService` and
+ * `WebhookDispatcher` satisfy them as they are.
+ */
+
+export interface UsageDelta {
+  requests?: number;
+  jobs?: number;
+  bytesIn?: number;
+  bytesOut?: number;
+}
+
+export interface UsageRecorder {
+  addUsage(accountId: string, delta: UsageDelta): Promise<void>;
+}
+
+export interface WebhookDelivery {
+  jobId: string;
+  accountId: string;
+  url: string;
+  payload: object;
+}
+
+export interface WebhookTrigger {
+  /** Stores a delivery to be sent (and retried) in the background. */
+  enqueue(delivery: WebhookDelivery): Promise<unknown>;
+}

@@ -1,0 +1,121 @@
+/**
+ * The service graph, written once for every mode: the account, job and webhook services, the
+ * workers, the sweeper and readiness, built over whichever `Backends` the mode opened. Adding a
+ * service touches this file (and `AppDeps` if routes use it); a new mode touches none of it.
+ */
+import { rm } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { AccountService } from '../accounts/account-service.ts';
+import type { Config } from '../config/index.ts';
+import { DiskSpaceMonitor } from '../files/disk-space.ts';
+import { JobRunner } from '../jobs/job-runner.ts';
+import { JobService } from '../jobs/job-service.ts';
+import { JobSweeper } from '../jobs/job-sweeper.ts';
+import { RequestParser } from '../jobs/request-params.ts';
+import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
+import type { OutboundClient } from '../outbound/outbound-client.ts';
+import { createImageProcessor } from '../processors/image/image-processor.ts';
+import { ProcessorRegistry } from '../processors/registry.ts';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import type { Backends } from './backends.ts';
+import { dataPaths } from './data-dir.ts';
+
+export interface Services extends Omit<Backends, 'close'> {
+  config: Config;
+  logger: Logger;
+  accounts: AccountService;
+  outbound: OutboundClient;
+  processors: ProcessorRegistry;
+  parser: RequestParser;
+  jobs: JobService;
+  diskSpace: DiskSpaceMonitor;
+  replayWebhook(deliveryId: string, accountId: string): Promise<boolean>;
+  /** Starts workers, webhook deliveries and the sweeper (the API alone needs none of them). */
+  startBackground(): Promise<void>;
+  /** Stops background work (running jobs get the shutdown grace) and closes every resource. */
+  close(): Promise<void>;
+}
+
+export function buildServices(backends: Backends, config: Config, logger: Logger): Services {
+  const { jobStore, queue, events, files, webhookStore } = backends;
+  // Working files are local in every mode: uploads stream there and processors need real paths.
+  const workRoot = dataPaths(backends.localDataDir).work;
+  const accounts = new AccountService(backends.accountStore, {
+    defaultRateLimit: config.rateLimit.defaultLimit,
+  });
+  const outbound = new GuardedOutboundClient({
+    ...config.outbound,
+    serviceName: config.service.name,
+    siteUrl: config.service.siteUrl,
+  });
+  const processors = new ProcessorRegistry([createImageProcessor(config.images)]);
+  const jobs = new JobService(
+    { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
+    {
+      workRoot,
+      asyncThresholdBytes: config.jobs.asyncThresholdBytes,
+      syncTimeoutMs: config.jobs.syncTimeoutMs,
+    },
+  );
+  const dispatcher = new WebhookDispatcher({
+    store: webhookStore,
+    client: outbound,
+    secretFor: async (accountId) => (await accounts.getAccount(accountId))?.webhookSecret,
+    userAgent: `${config.service.name}/1.0 (+${config.service.siteUrl})`,
+    timeoutMs: config.webhooks.timeoutMs,
+    retrySchedule: config.webhooks.retrySchedule,
+    logger: logger.child({ component: 'webhooks' }),
+  });
+  const runner = new JobRunner(
+    {
+      store: jobStore,
+      files,
+      events,
+      processors,
+      outbound,
+      usage: accounts,
+      webhooks: dispatcher,
+      logger: logger.child({ component: 'worker' }),
+    },
+    {
+      workRoot,
+      publicUrl: config.server.publicUrl,
+      outputTtlMs: config.jobs.outputTtlMs,
+      maxInputBytes: config.jobs.maxInputBytes,
+      maxAttempts: config.jobs.maxAttempts,
+    },
+  );
+  const sweeper = new JobSweeper(
+    { store: jobStore, files, logger },
+    { retentionMs: config.jobs.retentionMs },
+  );
+
+  return {
+    ...backends,
+    config,
+    logger,
+    accounts,
+    outbound,
+    processors,
+    parser: new RequestParser(processors),
+    jobs,
+    diskSpace: new DiskSpaceMonitor(backends.localDataDir, config.storage.minFreeBytes),
+    replayWebhook: (id, accountId) => dispatcher.replay(id, accountId),
+    async startBackground() {
+      // Working directories of a previous process are stale: its jobs re-run from their stored input.
+      await rm(workRoot, { recursive: true, force: true });
+      if (config.jobs.workers > 0) queue.start(runner.run, config.jobs.workers);
+      await dispatcher.start();
+      sweeper.start();
+      // The first sweep frees space, so it matters most when the disk is full; failing, it waits for the timer.
+      await sweeper.sweep().catch((error) => logger.error({ err: error }, 'sweep failed'));
+    },
+    async close() {
+      sweeper.stop();
+      await queue.stop(config.server.shutdownGraceMs);
+      await dispatcher.stop();
+      await outbound.close();
+      await backends.close();
+    },
+  };
+}
