@@ -135,6 +135,13 @@ export class InternalError extends PressoError {
   }
 }
 
+/** A processor needs an external program the server does not have; an operator must install it. */
+export class ToolMissingError extends PressoError {
+  constructor(tool: string, cause?: unknown) {
+    super('TOOL_MISSING', 500, `${tool} is not installed on this server.`, { cause });
+  }
+}
+
 /** A start-up configuration error; it names the environment variable at fault. */
 export class ConfigError extends Error {
   constructor(message: string) {

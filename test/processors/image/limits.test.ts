@@ -11,7 +11,7 @@ import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
-import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
+import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
@@ -107,7 +107,7 @@ describe('image processor: limits and safety', () => {
     // Lossless AVIF of 6.75 MP is one uninterruptible libaom call of several seconds.
     const input = join(scratch, 'large.png');
     await sharp(corpus.canonPhoto).resize(3000, 2250).png({ compressionLevel: 1 }).toFile(input);
-    const budget = new PixelBudget(100_000_000);
+    const budget = new AdmissionBudget(100_000_000);
     const detected = await detectFile(input);
     assert.ok(detected !== undefined);
     const job = createImageProcessor({ timeBudgetMs: 400 }, budget).process({
