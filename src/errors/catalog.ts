@@ -31,6 +31,7 @@ export const ERRORS = {
   TOO_MANY_UPLOADS: { status: 429, message: 'Too many uploads in progress for this API key.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   INTERNAL: { status: 500, message: 'An internal error occurred. Quote the id when contacting support.' },
+  TOOL_MISSING: { status: 500, message: 'A program this file needs is not installed on this server.' },
   UPSTREAM_FAILED: { status: 502, message: 'The source could not be fetched.' },
   UNAVAILABLE: { status: 503, message: 'The service is unavailable; retry later.' },
   INSUFFICIENT_STORAGE: { status: 507, message: 'The server is out of storage space; retry later.' },
@@ -231,6 +232,13 @@ export class InsufficientStorageError extends PressoError {
 export class InternalError extends PressoError {
   constructor(cause?: unknown) {
     super('INTERNAL', undefined, { cause });
+  }
+}
+
+/** A processor needs an external program the server does not have; an operator must install it. */
+export class ToolMissingError extends PressoError {
+  constructor(tool: string, cause?: unknown) {
+    super('TOOL_MISSING', `${tool} is not installed on this server.`, { cause });
   }
 }
 

@@ -7,18 +7,14 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { AdmissionBudget } from '../shared/admission-budget.ts';
+import { Deadline } from '../shared/deadline.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { cutJpegTrailer } from './jpeg-trailer.ts';
-import { DEFAULT_IMAGE_LIMITS, Deadline, type ImageLimits } from './limits.ts';
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
 import { describeImage } from './metadata.ts';
-import {
-  defaultOutputFormat,
-  formatCanAnimate,
-  hasGeometry,
-  produceOutput,
-  throwIfAborted,
-} from './output.ts';
+import { defaultOutputFormat, formatCanAnimate, hasGeometry, produceOutput } from './output.ts';
 import {
   EXTRA_OUTPUT_FORMATS,
   imageParamsSchema,
@@ -26,7 +22,6 @@ import {
   resolveImageParams,
 } from './params.ts';
 import { checkImageParams } from './params-check.ts';
-import { PixelBudget } from './pixel-budget.ts';
 import { openSource } from './source.ts';
 
 // libvips defaults to one worker thread on glibc without jemalloc, which halves AVIF/WebP speed on two
@@ -41,13 +36,16 @@ export type ImageProcessorOptions = Partial<ImageLimits>;
 const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'heic', 'bmp', 'ico'] as const;
 
 /** `budget` is the process's pixel budget; tests pass their own to watch it. */
-export function createImageProcessor(options: ImageProcessorOptions = {}, budget?: PixelBudget): Processor {
+export function createImageProcessor(
+  options: ImageProcessorOptions = {},
+  budget?: AdmissionBudget,
+): Processor {
   const limits: ImageLimits = { ...DEFAULT_IMAGE_LIMITS };
   for (const key of Object.keys(limits) as (keyof ImageLimits)[]) {
     const value = options[key];
     if (value !== undefined) limits[key] = value;
   }
-  const pixels = budget ?? new PixelBudget(limits.pixelsInFlight);
+  const pixels = budget ?? new AdmissionBudget(limits.pixelsInFlight);
   return {
     name: 'image',
     kind: 'image',
@@ -62,19 +60,19 @@ export function createImageProcessor(options: ImageProcessorOptions = {}, budget
 async function processImage(
   request: ProcessRequest,
   limits: ImageLimits,
-  budget: PixelBudget,
+  budget: AdmissionBudget,
 ): Promise<ProcessResult> {
   const problems = checkImageParams(request.params, 'image');
   if (problems.length > 0) throw new ValidationError(problems);
   const params = resolveImageParams(request.params);
-  throwIfAborted(request.signal);
+  request.signal.throwIfAborted();
   const inputFormat = request.input.format;
   const target = params.format ?? defaultOutputFormat(inputFormat);
   if (target === 'svg' && inputFormat !== 'svg') {
     throw ValidationError.field('image.format', 'svg output needs an SVG input');
   }
 
-  const deadline = new Deadline(limits.timeBudgetMs);
+  const deadline = new Deadline(limits.timeBudgetMs, 'the image');
   const source = await openSource({
     path: request.input.path,
     format: inputFormat,
@@ -89,7 +87,7 @@ async function processImage(
   });
   checkGeometry(source, params);
   const metadata = request.wantMetadata ? describeImage(source.inputMeta, inputFormat) : undefined;
-  throwIfAborted(request.signal);
+  request.signal.throwIfAborted();
 
   const release = await budget.acquire(decodedPixels(source.meta, source.frames), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
@@ -111,7 +109,7 @@ async function processImage(
   if (inputFormat === 'jpeg' && output.format === 'jpeg' && !hasGeometry(params)) {
     output = await cutJpegTrailer(request.input, output, params.metadata, request.workDir);
   }
-  throwIfAborted(request.signal);
+  request.signal.throwIfAborted();
   return {
     path: output.path,
     format: output.format,

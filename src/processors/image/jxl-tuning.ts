@@ -8,6 +8,7 @@
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
+import type { ToolRun } from '../shared/run-tool.ts';
 import { decodeJxl, encodeJxl } from './codecs/jxl.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
@@ -15,7 +16,6 @@ import { SCORE_MOSAIC, scoreAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
 import { type LossyLevel, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
-import type { ToolRun } from './run-tool.ts';
 
 /** Distances searched: 0.1 to 8.0 in steps of 0.1 (cjxl: 1.0 ≈ visually lossless). */
 const STEPS = 79;

@@ -1,6 +1,6 @@
 /**
- * Safety limits of the image processor (configurable through the `images` config section) and the
- * per-image deadline every sharp pipeline and external tool of one job shares.
+ * Safety limits of the image processor (configurable through the `images` config section). The
+ * per-image deadline every sharp pipeline and external tool of one job shares is `shared/deadline.ts`.
  */
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 
@@ -15,7 +15,7 @@ export interface ImageLimits {
   svgMaxBytes: number;
   /** Deepest element nesting accepted in an SVG. */
   svgMaxDepth: number;
-  /** Decoded pixels that all image jobs of this process may hold at once (see pixel-budget.ts). */
+  /** Decoded pixels that all image jobs of this process may hold at once (see shared/admission-budget.ts). */
   pixelsInFlight: number;
 }
 
@@ -27,54 +27,6 @@ export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
   svgMaxDepth: 256,
   pixelsInFlight: 40_000_000,
 };
-
-/** The time left of one image's budget; `remainingMs` never goes below 1 so callers can pass it on. */
-export class Deadline {
-  readonly #end: number;
-  #signal: AbortSignal | undefined;
-  readonly budgetMs: number;
-
-  constructor(budgetMs: number) {
-    this.budgetMs = budgetMs;
-    this.#end = performance.now() + budgetMs;
-  }
-
-  remainingMs(): number {
-    const left = Math.floor(this.#end - performance.now());
-    if (left <= 0) throw this.exceeded();
-    return left;
-  }
-
-  isExceeded(): boolean {
-    return performance.now() >= this.#end;
-  }
-
-  /**
-   * Aborted with `exceeded()` when the budget runs out, for work that checks a signal between steps
-   * (the quality search). Its timer is unref'd: a finished job leaves nothing that holds the process.
-   */
-  get signal(): AbortSignal {
-    if (this.#signal === undefined) {
-      const controller = new AbortController();
-      const left = Math.max(0, this.#end - performance.now());
-      setTimeout(() => controller.abort(this.exceeded()), left).unref();
-      this.#signal = controller.signal;
-    }
-    return this.#signal;
-  }
-
-  /** Whole seconds for sharp's `timeout()` (its resolution); at least 1. */
-  remainingSeconds(): number {
-    return Math.max(1, Math.ceil(this.remainingMs() / 1000));
-  }
-
-  exceeded(cause?: unknown): UnprocessableInputError {
-    return new UnprocessableInputError(
-      `Processing the image took longer than the time budget of ${Math.round(this.budgetMs / 1000)} s.`,
-      cause,
-    );
-  }
-}
 
 /** Refuses an input from its header: more pixels (over all frames) or frames than the limits allow. */
 export function checkPixelLimits(width: number, height: number, frames: number, limits: ImageLimits): void {

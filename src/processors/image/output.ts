@@ -8,13 +8,16 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { formatInfo } from '../../media/formats.ts';
 import type { ProcessRequest } from '../processor.ts';
+import type { Deadline } from '../shared/deadline.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+import { type BudgetRace, withinBudget } from '../shared/within-budget.ts';
 import { optimiseGif } from './codecs/gifsicle.ts';
 import { iconSizesFor, writeIcon } from './codecs/ico.ts';
 import { encodeJxl, recompressJpegToJxl } from './codecs/jxl.ts';
 import { applyTunedEncoder, canAnimate, canHoldAlpha } from './encoders.ts';
 import { stripJpegMetadata, trimJpegTrailer } from './jpeg-segments.ts';
 import { encodeTunedJxl, JXL_DISTANCE } from './jxl-tuning.ts';
-import type { Deadline, ImageLimits } from './limits.ts';
+import type { ImageLimits } from './limits.ts';
 import type { OutputFormat, RasterFormat, ResolvedImageParams } from './params.ts';
 import { buildPipeline } from './pipeline.ts';
 import { toInputError } from './pipeline-errors.ts';
@@ -109,9 +112,9 @@ async function encodeRaster(ctx: OutputContext, format: RasterFormat, path: stri
     animated: ctx.source.animated && canAnimate(format),
     signal: AbortSignal.any([ctx.request.signal, ctx.deadline.signal]),
   });
-  const encoder = await withinBudget(ctx, search);
-  const info = await withinBudget(ctx, encoder.toFile(path));
-  throwIfAborted(ctx.request.signal);
+  const encoder = await withinBudget(search, budgetRace(ctx));
+  const info = await withinBudget(encoder.toFile(path), budgetRace(ctx));
+  ctx.request.signal.throwIfAborted();
   const written: Candidate = { path, format, size: info.size };
   return format === 'gif' ? smallerGif(ctx, written) : written;
 }
@@ -135,43 +138,22 @@ async function smallerGif(ctx: OutputContext, written: Candidate): Promise<Candi
  * on abort), and the encode, listed in `ctx.abandoned`, keeps its share of the pixel budget until it ends
  * (image-processor.ts), so abandoned work cannot pile up in memory.
  */
-async function withinBudget<T>(ctx: OutputContext, work: Promise<T>): Promise<T> {
-  const { deadline, request } = ctx;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    const giveUp = (reason: unknown) => {
-      ctx.abandoned.push(work);
-      reject(reason);
-    };
-    let left: number;
-    try {
-      left = deadline.remainingMs();
-    } catch (exceeded) {
-      return giveUp(exceeded);
-    }
-    timer = setTimeout(() => giveUp(deadline.exceeded()), left);
-    onAbort = () => giveUp(request.signal.reason);
-    request.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  work.catch(() => {}); // an abandoned encode may still fail later
-  try {
-    return await Promise.race([work, stop]).catch((error: unknown) => {
-      throw request.signal.aborted ? request.signal.reason : toInputError(error, deadline);
-    });
-  } finally {
-    clearTimeout(timer);
-    if (onAbort !== undefined) request.signal.removeEventListener('abort', onAbort);
-  }
+function budgetRace(ctx: OutputContext): BudgetRace {
+  return {
+    deadline: ctx.deadline,
+    signal: ctx.request.signal,
+    onAbandon: (abandoned) => ctx.abandoned.push(abandoned),
+    toError: (error) => toInputError(error, ctx.deadline),
+  };
 }
 
-function toolRun(ctx: OutputContext) {
-  return { deadline: ctx.deadline, signal: ctx.request.signal };
+function toolRun(ctx: OutputContext): ToolRun {
+  return { deadline: ctx.deadline, signal: ctx.request.signal, workDir: ctx.request.workDir };
 }
 
 async function encodeJxlOutput(ctx: OutputContext, path: string): Promise<Candidate> {
   const png = join(ctx.request.workDir, 'jxl-input.png');
-  await withinBudget(ctx, pipelineFor(ctx, 'jxl').png({ compressionLevel: 1 }).toFile(png));
+  await withinBudget(pipelineFor(ctx, 'jxl').png({ compressionLevel: 1 }).toFile(png), budgetRace(ctx));
   const level = ctx.params.compression;
   const run = toolRun(ctx);
   if (level === 'lossless') {
@@ -208,7 +190,7 @@ async function losslessJpeg(
     await recompressJpegToJxl(jpeg, path, toolRun(ctx));
     await rm(jpeg, { force: true });
   }
-  throwIfAborted(ctx.request.signal);
+  ctx.request.signal.throwIfAborted();
   return { path, format, size: (await stat(path)).size };
 }
 
@@ -216,8 +198,8 @@ async function losslessJpeg(
 async function encodeIconOutput(ctx: OutputContext, path: string): Promise<Candidate> {
   // No downscale here: sharp keeps one resize per pipeline and the request's own comes first.
   const { data, info } = await withinBudget(
-    ctx,
     pipelineFor(ctx, 'ico').ensureAlpha().raw().toBuffer({ resolveWithObject: true }),
+    budgetRace(ctx),
   );
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } } as const;
   const entries = [];
@@ -247,7 +229,7 @@ async function encodeSmallest(ctx: OutputContext): Promise<Candidate> {
   if (own === 'svg' && !hasGeometry(ctx.params)) candidates.push(await encode(ctx, 'svg', 'candidate-svg'));
   // One at a time: each encoder already uses every core.
   for (const format of suitable) {
-    throwIfAborted(request.signal);
+    request.signal.throwIfAborted();
     candidates.push(await encode(ctx, format, `candidate-${format}`));
   }
   const best = candidates.reduce((a, b) => (b.size < a.size ? b : a));
@@ -271,8 +253,4 @@ export function defaultOutputFormat(inputFormat: string): OutputFormat {
 
 export function extensionOf(format: string): string {
   return formatInfo(format)?.extension ?? format;
-}
-
-export function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw signal.reason;
 }

@@ -1,6 +1,6 @@
 /** Maps sharp/libvips failures to the service's errors for input problems. */
 import { PressoError, UnprocessableInputError, UnsupportedMediaError } from '../../errors/catalog.ts';
-import type { Deadline } from './limits.ts';
+import type { Deadline } from '../shared/deadline.ts';
 
 /** Maps a sharp/libvips failure to the service's error for that input problem. */
 export function toInputError(error: unknown, deadline?: Deadline): Error {

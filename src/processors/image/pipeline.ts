@@ -4,8 +4,9 @@
  */
 import exifReader from 'exif-reader';
 import sharp, { type Sharp } from 'sharp';
+import type { Deadline } from '../shared/deadline.ts';
 import { applyGeometry } from './geometry.ts';
-import type { Deadline, ImageLimits } from './limits.ts';
+import type { ImageLimits } from './limits.ts';
 import type { CompressionLevel, GeometryRequest, MetadataMode } from './params.ts';
 import { type ImageSource, safetyOptions } from './source.ts';
 

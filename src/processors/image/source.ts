@@ -7,11 +7,12 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
+import type { Deadline } from '../shared/deadline.ts';
 import { decodeBmp, type RgbaImage, readBmpFileHeader } from './codecs/bmp.ts';
 import { decodeHeic } from './codecs/heif.ts';
 import { pickIconEntry, readIconDirectory, readIconEntry } from './codecs/ico.ts';
 import { checkSvgLimits, sanitiseSvg } from './codecs/svg.ts';
-import { checkPixelLimits, type Deadline, type ImageLimits } from './limits.ts';
+import { checkPixelLimits, type ImageLimits } from './limits.ts';
 import type { CompressionLevel, ResizeRequest } from './params.ts';
 import { toInputError } from './pipeline-errors.ts';
 

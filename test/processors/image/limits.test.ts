@@ -11,8 +11,8 @@ import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
-import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
+import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -131,7 +131,7 @@ describe('image processor: limits and safety', () => {
   });
 
   it('a time budget that runs out releases the pixel budget once the abandoned search stops', async () => {
-    const budget = new PixelBudget(100_000_000);
+    const budget = new AdmissionBudget(100_000_000);
     const detected = await detectFile(corpus.gpsPhoto);
     assert.ok(detected !== undefined);
     await assert.rejects(
@@ -152,7 +152,7 @@ describe('image processor: limits and safety', () => {
     // Lossless AVIF of 6.75 MP is one uninterruptible libaom call of several seconds.
     const input = join(scratch(), 'large.png');
     await sharp(corpus.canonPhoto).resize(3000, 2250).png({ compressionLevel: 1 }).toFile(input);
-    const budget = new PixelBudget(100_000_000);
+    const budget = new AdmissionBudget(100_000_000);
     const detected = await detectFile(input);
     assert.ok(detected !== undefined);
     const job = createImageProcessor({ timeBudgetMs: 400 }, budget).process({

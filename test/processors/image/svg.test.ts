@@ -58,6 +58,20 @@ describe('image processor: SVG', () => {
     assert.ok((data[right + 2] ?? 0) > 200 && (data[right] ?? 0) < 50, 'right is blue');
   });
 
+  it('drops CSS escapes that spell @import and url() from the served SVG', async () => {
+    const text =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">' +
+      '<style>@\\69mport "https://evil.example/a.css"; @IMPORT url(https://evil.example/b.css);' +
+      ' rect { fill: u\\72l(https://evil.example/p.svg#g) } circle { stroke: URL(/*c*/https://evil.example/q) }</style>' +
+      '<rect width="20" height="20" style="fill:U\\52L( &quot;https://evil.example/r&quot; );stroke:#00f"/>' +
+      '<circle r="5" fill="u&#92;72l(https://evil.example/s)"/></svg>';
+    const result = await runImage(await svgFile('escapes.svg', text), { compression: 'lossless' });
+    const out = await readFile(result.path, 'utf8');
+    assert.doesNotMatch(out, /evil\.example/);
+    assert.doesNotMatch(out, /import/i);
+    assert.match(out, /stroke:#00f/, 'safe declarations stay');
+  });
+
   it('optimises a real SVG with svgo without changing how it looks', async () => {
     const original = await readFile(corpus.alphaPng);
     // A real vector: the Debian logo PNG traced as an embedded image would not be a vector; use a

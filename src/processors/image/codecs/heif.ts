@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnprocessableInputError } from '../../../errors/catalog.ts';
-import { runTool, type ToolRun } from '../run-tool.ts';
+import { runTool, type ToolRun } from '../../shared/run-tool.ts';
 
 export async function decodeHeic(input: string, workDir: string, run: ToolRun): Promise<string> {
   const output = join(workDir, 'heic-decoded.png');

@@ -1,10 +1,12 @@
 /**
  * SVG input: refused above a size or nesting limit, sanitised (scripts, event handlers, `javascript:`
- * URLs, external references, `<foreignObject>`, external `@import`/`url()`), then optimised with svgo.
+ * URLs, external references, `<foreignObject>`, CSS `@import` and external `url()` found by parsing the CSS,
+ * see svg-css.ts), then optimised with svgo.
  * The sanitised SVG is both the SVG output and the source of any rasterisation.
  */
 import { type CustomPlugin, optimize } from 'svgo';
 import { UnprocessableInputError } from '../../../errors/catalog.ts';
+import { isExternalReference, isSafeCssValue, sanitiseDeclarations, sanitiseStylesheet } from './svg-css.ts';
 
 export interface SvgLimits {
   svgMaxBytes: number;
@@ -42,21 +44,6 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
-/** Values that point outside the document: anything but a fragment or an embedded raster image. */
-function isExternal(reference: string): boolean {
-  const value = reference.trim();
-  return !value.startsWith('#') && !/^data:image\/(png|jpe?g|gif|webp);/i.test(value);
-}
-
-const URL_FUNCTION = /url\(\s*(['"]?)(.*?)\1\s*\)/gi;
-
-/** CSS with external `@import` removed and external `url()` replaced by `none`. */
-export function sanitiseCss(css: string): string {
-  return css
-    .replace(/@import[^;]*;?/gi, '')
-    .replace(URL_FUNCTION, (whole, _quote: string, target: string) => (isExternal(target) ? 'none' : whole));
-}
-
 const sanitise: CustomPlugin = {
   name: 'presso-sanitise',
   fn: () => ({
@@ -67,7 +54,7 @@ const sanitise: CustomPlugin = {
         const drop =
           name === 'script' ||
           name === 'foreignobject' ||
-          ((name === 'use' || name === 'feimage') && href !== undefined && isExternal(href));
+          ((name === 'use' || name === 'feimage') && href !== undefined && isExternalReference(href));
         if (drop) {
           parentNode.children = parentNode.children.filter((child) => child !== node);
           return;
@@ -78,16 +65,19 @@ const sanitise: CustomPlugin = {
           if (
             lower.startsWith('on') ||
             /^\s*(javascript|vbscript):/i.test(value) ||
-            (isHref && isExternal(value))
+            (isHref && isExternalReference(value))
           ) {
             delete node.attributes[attribute];
-          } else if (/url\(|@import/i.test(value)) {
-            node.attributes[attribute] = sanitiseCss(value);
+          } else if (lower !== 'style' && !isSafeCssValue(value)) {
+            node.attributes[attribute] = 'none'; // as for an unresolvable url(): not painted
+          } else if (lower === 'style') {
+            node.attributes[attribute] = sanitiseDeclarations(value);
           }
         }
         if (name === 'style') {
           for (const child of node.children) {
-            if (child.type === 'text' || child.type === 'cdata') child.value = sanitiseCss(child.value);
+            if (child.type === 'text' || child.type === 'cdata')
+              child.value = sanitiseStylesheet(child.value);
           }
         }
       },

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
+import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 
-describe('PixelBudget', () => {
+describe('AdmissionBudget', () => {
   it('lets jobs that fit run together and makes the rest wait in order', async () => {
-    const budget = new PixelBudget(40);
+    const budget = new AdmissionBudget(40);
     const order: string[] = [];
     const a = await budget.acquire(24);
     const b = budget.acquire(24).then((release) => {
@@ -30,7 +30,7 @@ describe('PixelBudget', () => {
   });
 
   it('runs a job larger than the whole budget alone', async () => {
-    const budget = new PixelBudget(40);
+    const budget = new AdmissionBudget(40);
     const huge = await budget.acquire(100);
     assert.equal(budget.inUse, 40);
     let small = false;
@@ -46,7 +46,7 @@ describe('PixelBudget', () => {
   });
 
   it('an aborted wait leaves the queue and rejects with the reason', async () => {
-    const budget = new PixelBudget(10);
+    const budget = new AdmissionBudget(10);
     const held = await budget.acquire(10);
     const controller = new AbortController();
     const waiting = budget.acquire(5, controller.signal);

@@ -1,9 +1,9 @@
 /**
- * Bounds the decoded pixels that image jobs of one process hold at once. Memory of an image job grows
- * with its pixels (libvips' decoded image, the quality search's reference), so two 24 MP photos at once
- * cost far more than two phone snapshots. Jobs take a share equal to their pixels and wait, in arrival
- * order, while the budget is spent; a job larger than the whole budget runs alone. Small images keep
- * every worker busy; only large ones take turns.
+ * Bounds what the jobs of one process hold at once, in units the processor chooses: decoded pixels for
+ * images (memory grows with them: libvips' decoded image, the quality search's reference, so two 24 MP
+ * photos at once cost far more than two phone snapshots), CPU-seconds or concurrent encodes for video.
+ * Jobs take a share equal to their units and wait, in arrival order, while the budget is spent; a job
+ * larger than the whole budget runs alone. Small jobs keep every worker busy; only large ones take turns.
  */
 
 interface Waiter {
@@ -11,13 +11,13 @@ interface Waiter {
   grant: () => void;
 }
 
-export class PixelBudget {
+export class AdmissionBudget {
   readonly capacity: number;
   #inUse = 0;
   readonly #waiters: Waiter[] = [];
 
   constructor(capacity: number) {
-    if (!(capacity > 0)) throw new RangeError('pixel budget must be positive');
+    if (!(capacity > 0)) throw new RangeError('admission budget must be positive');
     this.capacity = capacity;
   }
 
@@ -29,9 +29,9 @@ export class PixelBudget {
     return this.#waiters.length;
   }
 
-  /** Resolves with a release function once `pixels` fit; rejects with the signal's reason on abort. */
-  acquire(pixels: number, signal?: AbortSignal): Promise<() => void> {
-    const weight = Math.min(Math.max(1, pixels), this.capacity);
+  /** Resolves with a release function once `units` fit; rejects with the signal's reason on abort. */
+  acquire(units: number, signal?: AbortSignal): Promise<() => void> {
+    const weight = Math.min(Math.max(1, units), this.capacity);
     signal?.throwIfAborted();
     let released = false;
     const release = () => {

@@ -1,0 +1,224 @@
+/**
+ * Runs an external tool for any processor (heif-convert, cjxl, gifsicle today; ffmpeg, Ghostscript,
+ * LibreOffice next), the way gotenberg's `pkg/gotenberg/cmd.go` does: no shell; the job's working
+ * directory as cwd; its own process group, killed whole with SIGKILL at the deadline, on abort and after
+ * the tool exits, because LibreOffice's launcher and ffmpeg fork workers that outlive a kill of the
+ * direct child; memory, CPU-time and file-size limits through util-linux `prlimit` where it exists; and
+ * stderr kept only as a capped tail for the log, never returned as is (it names server paths).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import { basename } from 'node:path';
+import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.ts';
+import type { Deadline } from './deadline.ts';
+
+export interface ToolRun {
+  deadline: Deadline;
+  signal: AbortSignal;
+  /** The job's private working directory; the tool's cwd. */
+  workDir: string;
+}
+
+export interface ToolLimits {
+  /** Private writable memory (RLIMIT_DATA: heap and anonymous mappings, not reserved address space). */
+  memoryBytes: number;
+  /** CPU time over all threads (RLIMIT_CPU); default: the deadline's time on every core, a backstop. */
+  cpuSeconds: number;
+  /** Largest file the tool may write (RLIMIT_FSIZE). */
+  fileBytes: number;
+}
+
+export interface ToolOptions {
+  /** The tool's name in messages; default: the command's base name. */
+  label?: string;
+  limits?: Partial<ToolLimits>;
+  /** Keep stdout (up to `STREAM_CAP` bytes) for the result instead of discarding it. */
+  captureStdout?: boolean;
+}
+
+export interface ToolResult {
+  stdout: string;
+  /** The last `STREAM_CAP` bytes of stderr, for logs only. */
+  stderr: string;
+}
+
+/** Tails above this are cut from the front: the last lines say why a tool failed. */
+export const STREAM_CAP = 16 * 1024;
+
+/**
+ * 4 GiB of private memory: a 50 MP image is 200 MB per RGBA copy and cjxl keeps several; a decompression
+ * bomb fails its allocation instead of pushing the host into swap. RLIMIT_DATA rather than RLIMIT_AS:
+ * V8 alone reserves more address space than it uses (Node 24 does not start under 4 GiB of AS).
+ */
+export const DEFAULT_TOOL_LIMITS: Omit<ToolLimits, 'cpuSeconds'> = {
+  memoryBytes: 4 * 1024 ** 3,
+  fileBytes: 2 * 1024 ** 3,
+};
+
+const PRLIMIT = '/usr/bin/prlimit';
+/** False on hosts without util-linux (macOS development machines); the deadline kill still applies. */
+export const limitsEnforced = process.platform === 'linux' && existsSync(PRLIMIT);
+
+/** After the tool exits, grandchildren in another session could keep its pipes open; wait this long. */
+const PIPE_GRACE_MS = 1000;
+
+/** Resolves when the tool exits 0; a failure is the input's problem (422) unless the tool is missing. */
+export function runTool(
+  command: string,
+  args: string[],
+  run: ToolRun,
+  options: ToolOptions = {},
+): Promise<ToolResult> {
+  const label = options.label ?? basename(command);
+  try {
+    run.signal.throwIfAborted();
+  } catch (reason) {
+    return Promise.reject(reason);
+  }
+  let timeout: number;
+  try {
+    timeout = run.deadline.remainingMs();
+  } catch (exceeded) {
+    return Promise.reject(exceeded);
+  }
+  const limits = { ...DEFAULT_TOOL_LIMITS, cpuSeconds: cpuBackstop(timeout), ...options.limits };
+  const [file, argv] = limitsEnforced
+    ? [PRLIMIT, [...prlimitArgs(limits), '--', command, ...args]]
+    : [command, args];
+
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, argv, {
+      cwd: run.workDir,
+      detached: true, // its own process group, so one kill reaches everything it forks
+      stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+    });
+    const stderr = new TailBuffer(STREAM_CAP);
+    const stdout = new TailBuffer(STREAM_CAP);
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    let stoppedBy: 'deadline' | 'abort' | undefined;
+    const stop = (why: 'deadline' | 'abort') => {
+      stoppedBy ??= why;
+      killGroup(child);
+    };
+    const timer = setTimeout(() => stop('deadline'), timeout);
+    const onAbort = () => stop('abort');
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      killGroup(child); // workers the tool left behind
+      grace = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, PIPE_GRACE_MS);
+    });
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      run.signal.removeEventListener('abort', onAbort);
+      outcome();
+    };
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      killGroup(child);
+      settle(() => reject(error.code === 'ENOENT' ? new ToolMissingError(label, error) : error));
+    });
+    child.on('close', () => {
+      const tail = stderr.text();
+      settle(() => {
+        if (stoppedBy === 'abort' || run.signal.aborted) return reject(run.signal.reason);
+        if (stoppedBy === 'deadline') {
+          return reject(run.deadline.exceeded(new Error(`${label} killed at the deadline: ${tail}`)));
+        }
+        if (exit?.code === 0) return resolve({ stdout: stdout.text(), stderr: tail });
+        if (limitsEnforced && /^prlimit: failed to execute/m.test(tail)) {
+          return reject(new ToolMissingError(label, new Error(tail.trim())));
+        }
+        const reason = failureReason(exit, tail, run.workDir);
+        const cause = new Error(`${command} ${describeExit(exit)}: ${tail}`);
+        reject(new UnprocessableInputError(`${label} could not process the file: ${reason}`, cause));
+      });
+    });
+  });
+}
+
+function prlimitArgs(limits: ToolLimits): string[] {
+  return [
+    `--data=${Math.floor(limits.memoryBytes)}`,
+    // Soft limit sends SIGXCPU (reported as such); the hard one a second later is SIGKILL.
+    `--cpu=${Math.ceil(limits.cpuSeconds)}:${Math.ceil(limits.cpuSeconds) + 1}`,
+    `--fsize=${Math.floor(limits.fileBytes)}`,
+  ];
+}
+
+/** The whole deadline on every core, plus a second: never the limit that fires first for honest work. */
+function cpuBackstop(timeoutMs: number): number {
+  return Math.ceil(timeoutMs / 1000) * os.availableParallelism() + 1;
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): string {
+  if (exit?.signal) return `stopped by ${exit.signal}`;
+  return `exited with code ${exit?.code ?? 'unknown'}`;
+}
+
+/** A short public reason: the limit that stopped the tool, or its last stderr line without any path. */
+function failureReason(
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  stderr: string,
+  workDir: string,
+): string {
+  if (exit?.signal === 'SIGXCPU') return 'it exceeded its CPU-time limit.';
+  if (exit?.signal === 'SIGXFSZ') return 'its output exceeded the size limit.';
+  const lines = stderr
+    .split('\n')
+    .map((line) => sanitiseToolText(line, workDir))
+    .filter((line) => /[A-Za-z]{2}/.test(line));
+  const last = lines.at(-1);
+  if (last !== undefined) return last.endsWith('.') ? last : `${last}.`;
+  return exit?.signal ? `it stopped (${exit.signal}).` : `it exited with code ${exit?.code ?? 'unknown'}.`;
+}
+
+/** Tool output fit for a client: no work directory, no absolute path, no control characters, short. */
+export function sanitiseToolText(text: string, workDir: string): string {
+  return text
+    .split(workDir)
+    .join('')
+    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+    .replace(/(^|[\s'"`(=:,[])(?:[A-Za-z]:)?[/\\][^\s'"`),;:\]]*/g, '$1<file>')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+}
+
+/** Keeps the last `cap` bytes of a stream. */
+class TailBuffer {
+  readonly #cap: number;
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(cap: number) {
+    this.#cap = cap;
+  }
+
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    while (this.#size - this.#chunks[0]!.length >= this.#cap) this.#size -= this.#chunks.shift()!.length;
+  }
+
+  text(): string {
+    const all = Buffer.concat(this.#chunks);
+    return all.subarray(Math.max(0, all.length - this.#cap)).toString('utf8');
+  }
+}
