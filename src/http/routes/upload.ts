@@ -102,6 +102,9 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
             }
             await mkdir(dirname(path), { recursive: true });
             const counter = new HashingCounter();
+            // At the limit the parser would go on reading (and discarding) the rest of the part before
+            // the answer could be sent; failing the stream here answers at once and the drain takes over.
+            part.file.once('limit', () => part.file.destroy(new PayloadTooLargeError(maxInputBytes)));
             await pipeline(part.file, counter, createWriteStream(path));
             if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
             received = { name: safeFileName(part.filename), ...counter.digest() };
