@@ -127,11 +127,11 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
         );
         return replyWithJob(reply, job);
       } catch (error) {
-        // Before submission the working directory holds only this request's upload; after it, the job owns it.
-        if (!submitted) await rm(dirname(path), { recursive: true, force: true });
         // Refused before the body was read to its end (e.g. the file was too large and more parts
         // follow): the rest is read and discarded, so the client can read the answer.
         drainRequest(request.raw);
+        // Before submission the working directory holds only this request's upload; after it, the job owns it.
+        if (!submitted) await rm(dirname(path), { recursive: true, force: true });
         throw reading ? toMultipartError(error, { maxInputBytes, parts: MAX_PARTS }) : error;
       }
     },
