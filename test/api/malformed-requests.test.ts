@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { corpus } from '../support/corpus.ts';
+import { decode } from '../support/images.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import {
   connect,
@@ -82,6 +83,25 @@ describe('malformed and oversized requests', () => {
     const response = await rawUpload(body, `multipart/form-data; boundary=${BOUNDARY}`);
     const parsed = assertCatalogBody(response, 413);
     assert.equal(parsed.message, 'The data field is larger than the maximum of 1048576 bytes.');
+  });
+
+  test('a data part sent with Content-Type: application/json is read as the parameters', async () => {
+    const png = await readFile(corpus.palettePng);
+    const head = (name: string, extra: string) =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`;
+    const body = Buffer.concat([
+      Buffer.from(
+        `${head('data', '')}Content-Type: application/json\r\n\r\n{"image":{"resize":{"width":20}}}\r\n`,
+      ),
+      Buffer.from(`${head('file', '; filename="a.png"')}Content-Type: image/png\r\n\r\n`),
+      png,
+      Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+    ]);
+    const response = await rawUpload(body, `multipart/form-data; boundary=${BOUNDARY}`);
+    assert.equal(response.status, 200, response.body);
+    const result = JSON.parse(response.body) as CompletedResult;
+    const decoded = await decode(await download(presso, result));
+    assert.equal(decoded.width, 20);
   });
 
   test('a JSON body over 1 MiB is 413 naming the body limit', async () => {

@@ -111,7 +111,8 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
           } else if (part.fieldname === 'data') {
             if (part.valueTruncated) throw new PayloadTooLargeError(MAX_DATA_BYTES, 'The data field');
             if (data !== undefined) repeated ??= 'data';
-            data = String(part.value);
+            // A part sent as application/json arrives already parsed by the multipart plugin.
+            data = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
           }
         }
         reading = false;
