@@ -135,6 +135,18 @@ describe('malformed and oversized requests', () => {
     assert.equal(response.headers.get('x-request-id'), body.id);
   });
 
+  test('a malformed percent-encoding in a path parameter is 400 in the documented body', async () => {
+    const connection = await connect(presso.port);
+    try {
+      await connection.write(`GET /1700000000/%E0%A4%A/x.png HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      const response = await guard(connection.response(), 30_000, 'bad URL answer');
+      const body = assertCatalogBody(response, 400);
+      assert.equal(body.message, 'The request URL is not valid.');
+    } finally {
+      connection.destroy();
+    }
+  });
+
   test('a 150-character file name gives a download link that answers 200 with the whole name', async () => {
     const stem = `${'long-name-'.repeat(15)}`;
     assert.equal(stem.length, 150);
