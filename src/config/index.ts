@@ -147,10 +147,11 @@ export function loadConfig(env: Env = process.env): Config {
         30_000,
         'A request body that sends nothing for this long is refused with 408; also the window of the minimum rate',
       ),
+      // Apache's mod_reqtimeout defaults (body=20s, MinRate=500) have long been safe for real clients.
       bodyMinBytesPerSecond: bytes(
         env,
         'PRESSO_BODY_MIN_RATE',
-        1024,
+        500,
         'Slowest accepted request body, per second, averaged over each idle time-out window; 0 turns it off',
       ),
       maxConnections: int(

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { corpus } from '../support/corpus.ts';
+import { decode } from '../support/images.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import {
   connect,
@@ -84,6 +85,25 @@ describe('malformed and oversized requests', () => {
     assert.equal(parsed.message, 'The data field is larger than the maximum of 1048576 bytes.');
   });
 
+  test('a data part sent with Content-Type: application/json is read as the parameters', async () => {
+    const png = await readFile(corpus.palettePng);
+    const head = (name: string, extra: string) =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`;
+    const body = Buffer.concat([
+      Buffer.from(
+        `${head('data', '')}Content-Type: application/json\r\n\r\n{"image":{"resize":{"width":20}}}\r\n`,
+      ),
+      Buffer.from(`${head('file', '; filename="a.png"')}Content-Type: image/png\r\n\r\n`),
+      png,
+      Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+    ]);
+    const response = await rawUpload(body, `multipart/form-data; boundary=${BOUNDARY}`);
+    assert.equal(response.status, 200, response.body);
+    const result = JSON.parse(response.body) as CompletedResult;
+    const decoded = await decode(await download(presso, result));
+    assert.equal(decoded.width, 20);
+  });
+
   test('a JSON body over 1 MiB is 413 naming the body limit', async () => {
     const response = await presso.fetchJson({
       url: 'https://example.com/a.png',
@@ -113,6 +133,18 @@ describe('malformed and oversized requests', () => {
     assert.deepEqual(Object.keys(body).sort(), ['id', 'message', 'status', 'success']);
     assert.equal(body.status, 414);
     assert.equal(response.headers.get('x-request-id'), body.id);
+  });
+
+  test('a malformed percent-encoding in a path parameter is 400 in the documented body', async () => {
+    const connection = await connect(presso.port);
+    try {
+      await connection.write(`GET /1700000000/%E0%A4%A/x.png HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      const response = await guard(connection.response(), 30_000, 'bad URL answer');
+      const body = assertCatalogBody(response, 400);
+      assert.equal(body.message, 'The request URL is not valid.');
+    } finally {
+      connection.destroy();
+    }
   });
 
   test('a 150-character file name gives a download link that answers 200 with the whole name', async () => {

@@ -14,6 +14,8 @@ export interface RawResponse {
 
 export interface RawConnection {
   socket: net.Socket;
+  /** False when the server closed the connection before the TLS handshake (or TCP connect) completed. */
+  established: boolean;
   /** Everything received so far. */
   received(): Buffer;
   /** Resolves once the server closed the connection (or it failed), with what was received. */
@@ -81,13 +83,13 @@ export async function connect(
       resolve(buffer);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    socket.once(secure ? 'secureConnect' : 'connect', () => resolve());
-    socket.once('error', reject);
-    socket.once('close', () => resolve());
+  const established = await new Promise<boolean>((resolve) => {
+    socket.once(secure ? 'secureConnect' : 'connect', () => resolve(true));
+    socket.once('close', () => resolve(false));
   });
   return {
     socket,
+    established,
     received: () => buffer,
     closed,
     write(data) {

@@ -100,13 +100,17 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
             }
             await mkdir(dirname(path), { recursive: true });
             const counter = new HashingCounter();
+            // At the limit the parser would go on reading (and discarding) the rest of the part before
+            // the answer could be sent; failing the stream here answers at once and the drain takes over.
+            part.file.once('limit', () => part.file.destroy(new PayloadTooLargeError(maxInputBytes)));
             await pipeline(part.file, counter, createWriteStream(path));
             if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
             received = { name: safeFileName(part.filename), ...counter.digest() };
           } else if (part.fieldname === 'data') {
             if (part.valueTruncated) throw new PayloadTooLargeError(MAX_DATA_BYTES, 'The data field');
             if (data !== undefined) repeated ??= 'data';
-            data = String(part.value);
+            // A part sent as application/json arrives already parsed by the multipart plugin.
+            data = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
           }
         }
         reading = false;
@@ -121,11 +125,11 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
         );
         return replyWithJob(reply, job);
       } catch (error) {
-        // Before submission the working directory holds only this request's upload; after it, the job owns it.
-        if (!submitted) await rm(dirname(path), { recursive: true, force: true });
         // Refused before the body was read to its end (e.g. the file was too large and more parts
         // follow): the rest is read and discarded, so the client can read the answer.
         drainRequest(request.raw);
+        // Before submission the working directory holds only this request's upload; after it, the job owns it.
+        if (!submitted) await rm(dirname(path), { recursive: true, force: true });
         throw reading ? toMultipartError(error, { maxInputBytes, parts: MAX_PARTS }) : error;
       }
     },
