@@ -85,6 +85,29 @@ describe('malformed and oversized requests', () => {
     assert.equal(parsed.message, 'The data field is larger than the maximum of 1048576 bytes.');
   });
 
+  for (const [what, text, status] of [
+    ['over 1 MiB', JSON.stringify({ image: { note: 'x'.repeat(1.5 * 1024 * 1024) } }), 413],
+    ['that is not JSON', '{"image": {', 422],
+  ] as const) {
+    test(`a data part ${what} sent with Content-Type: application/json is ${status}`, async () => {
+      const head = (name: string, extra: string) =>
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`;
+      const body = Buffer.concat([
+        Buffer.from(`${head('data', '')}Content-Type: application/json\r\n\r\n${text}\r\n`),
+        Buffer.from(`${head('file', '; filename="a.png"')}Content-Type: image/png\r\n\r\n`),
+        await readFile(corpus.palettePng),
+        Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+      ]);
+      const response = await rawUpload(body, `multipart/form-data; boundary=${BOUNDARY}`);
+      const parsed = assertCatalogBody(response, status);
+      if (status === 413) {
+        assert.equal(parsed.message, 'The data field is larger than the maximum of 1048576 bytes.');
+      } else {
+        assert.deepEqual(parsed.errors, [{ field: 'data', message: String(parsed.message) }]);
+      }
+    });
+  }
+
   test('a data part sent with Content-Type: application/json is read as the parameters', async () => {
     const png = await readFile(corpus.palettePng);
     const head = (name: string, extra: string) =>

@@ -43,7 +43,11 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
   const { jobs, parser, maxInputBytes, slots } = options;
   // Scoped to this route: only the upload endpoint parses multipart bodies.
   await app.register(multipart, {
-    limits: { fileSize: maxInputBytes, files: 2, fields: 10, fieldSize: MAX_DATA_BYTES, parts: MAX_PARTS },
+    limits: { fileSize: maxInputBytes, files: 3, fields: 10, fieldSize: MAX_DATA_BYTES, parts: MAX_PARTS },
+    // `data` always arrives as a stream read here with its own cap: as a plain field sent with
+    // `Content-Type: application/json`, the plugin parses it itself and reports a value cut at the size
+    // limit as invalid JSON, so an oversized `data` could not be told from a malformed one.
+    isPartAFile: (fieldName, _contentType, fileName) => fileName !== undefined || fieldName === 'data',
   });
 
   app.post(
@@ -92,7 +96,10 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
       let repeated: 'file' | 'data' | undefined;
       try {
         for await (const part of request.parts()) {
-          if (part.type === 'file') {
+          if (part.type === 'file' && part.fieldname === 'data') {
+            if (data !== undefined) repeated ??= 'data';
+            data = await readDataPart(part.file);
+          } else if (part.type === 'file') {
             if (part.fieldname !== 'file' || received) {
               if (part.fieldname === 'file') repeated ??= 'file';
               part.file.resume();
@@ -106,12 +113,8 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
             await pipeline(part.file, counter, createWriteStream(path));
             if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
             received = { name: safeFileName(part.filename), ...counter.digest() };
-          } else if (part.fieldname === 'data') {
-            if (part.valueTruncated) throw new PayloadTooLargeError(MAX_DATA_BYTES, 'The data field');
-            if (data !== undefined) repeated ??= 'data';
-            // A part sent as application/json arrives already parsed by the multipart plugin.
-            data = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
           }
+          // Other fields are ignored, as the interface defines only `file` and `data`.
         }
         reading = false;
         release();
@@ -134,6 +137,18 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
       }
     },
   );
+}
+
+/** The `data` part's text; refused past MAX_DATA_BYTES without holding more than that in memory. */
+async function readDataPart(stream: AsyncIterable<Buffer> & { resume(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > MAX_DATA_BYTES) throw new PayloadTooLargeError(MAX_DATA_BYTES, 'The data field');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseData(data: string | undefined): unknown {
