@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { isStorageFull } from '../../src/errors/storage-full.ts';
 import { type Database, openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { type QueueLogger, SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
+import { SqliteWebhookStore } from '../../src/persistence/sqlite/sqlite-webhook-store.ts';
 import { mountSmallFs, type SmallFs } from '../support/small-fs.ts';
 
 /** Polls `condition`; the limit only guards against a hang, it is not a timing assertion. */
@@ -30,7 +31,7 @@ function recordingLogger(): QueueLogger & { messages: string[] } {
   };
 }
 
-describe('SqliteJobQueue on a full disk', () => {
+describe('SQLite queue and webhook store on a full disk', () => {
   let fs: SmallFs;
   const dbs: Database[] = [];
   const queues: SqliteJobQueue[] = [];
@@ -129,5 +130,23 @@ describe('SqliteJobQueue on a full disk', () => {
     await fs.free();
     await until(async () => (await queue.size()) === 0, 'the job ran and its row was deleted');
     assert.deepEqual(ran, ['later'], 'run exactly once');
+  });
+
+  test('a webhook delivery written to a full database fails instead of being reported stored', async () => {
+    const db = openDatabase(join(fs.dir, 'webhooks.db'));
+    dbs.push(db);
+    const store = new SqliteWebhookStore(db);
+    const delivery = { jobId: 'j', accountId: 'a', url: 'https://h.test/', payload: '{}' };
+    await store.create({ id: 'before', ...delivery }, 1);
+    await store.markSucceeded('before', 2);
+    await fs.fill();
+    try {
+      await assert.rejects(store.create({ id: 'while-full', ...delivery }, 3), isStorageFull);
+      await assert.rejects(store.replay('before', 4), isStorageFull);
+    } finally {
+      await fs.free();
+    }
+    assert.equal(await store.get('while-full'), undefined);
+    assert.equal((await store.get('before'))?.state, 'succeeded');
   });
 });
