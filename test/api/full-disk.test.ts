@@ -131,3 +131,48 @@ describe('a full disk', () => {
     assert.ok(usage.usage.bytesOut > 0);
   });
 });
+
+describe('a full disk under the working directory only', () => {
+  let fs: SmallFs | undefined;
+  let presso: TestPresso;
+  let source: Receiver;
+
+  before(async () => {
+    const chelsea = await readFile(corpus.chelsea);
+    source = await startReceiver((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': chelsea.length }).end(chelsea);
+    });
+    presso = await startTestPresso({
+      PRESSO_OUTBOUND_ALLOW: '127.0.0.1/32',
+      PRESSO_WORKERS: '1',
+      PRESSO_JOB_MAX_ATTEMPTS: '2',
+      PRESSO_STORAGE_RETRY: '50ms',
+    });
+    // Mounted once the server has started (start-up empties the working directory); the database
+    // stays on the roomy disk, so only the job's own writes fail.
+    fs = await mountSmallFs(8, join(presso.dataDir, 'work'));
+  });
+  after(async () => {
+    await fs?.unmount();
+    await presso?.stop();
+    await source?.close();
+  });
+
+  test('a job that meets a full disk run after run does not use up its attempts', async () => {
+    await fs!.fill();
+    const accepted = await presso.fetchJson({ url: `${source.origin}/cat.png`, async: true });
+    assert.equal(accepted.status, 202);
+    const { id } = (await accepted.json()) as { id: string };
+    // More runs than PRESSO_JOB_MAX_ATTEMPTS allows for interruptions.
+    await until(() => source.requests.length >= 4, 'four runs on the full disk');
+    const record = await presso.services.jobStore.get(id);
+    assert.ok(record, 'the job is kept');
+    assert.notEqual(record.status, 'failed', JSON.stringify(record.error));
+    assert.ok(record.attempts <= 1, `attempts counted: ${record.attempts}`);
+
+    await fs!.free();
+    const done = (await presso.waitForJob(id)) as unknown as CompletedResult;
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    await download(presso, done);
+  });
+});

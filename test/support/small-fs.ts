@@ -4,7 +4,7 @@
  * disk is full"), which no mock of the fs module reproduces across sharp, SQLite and undici.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, rm, rmdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,8 +20,10 @@ export interface SmallFs {
   unmount(): Promise<void>;
 }
 
-export async function mountSmallFs(sizeMiB: number): Promise<SmallFs> {
-  const dir = await mkdtemp(join(tmpdir(), 'presso-small-fs-'));
+/** Mounts at `at` (created if missing) or at a new temporary directory, removed again on unmount. */
+export async function mountSmallFs(sizeMiB: number, at?: string): Promise<SmallFs> {
+  if (at !== undefined) await mkdir(at, { recursive: true });
+  const dir = at ?? (await mkdtemp(join(tmpdir(), 'presso-small-fs-')));
   await run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0755`, 'tmpfs', dir]);
   const filler = join(dir, 'filler');
   return {
@@ -51,7 +53,7 @@ export async function mountSmallFs(sizeMiB: number): Promise<SmallFs> {
     async unmount() {
       // Lazy: a file a failed test left open must not keep the mount (and the temp dir) around.
       await run('umount', ['-l', dir]).catch(() => {});
-      await rmdir(dir).catch(() => {});
+      if (at === undefined) await rmdir(dir).catch(() => {});
     },
   };
 }
