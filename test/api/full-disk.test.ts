@@ -92,6 +92,10 @@ describe('a full disk', () => {
     const refused = await assertErrorBody(upload, 507);
     assert.equal(refused.message, 'The server is out of storage space; retry later.');
 
+    // A fetch writes nothing but its record at submission: the full database refuses it the same way.
+    const fetchRefused = await presso.fetchJson({ url: `${source.origin}/other.png`, async: true });
+    await assertErrorBody(fetchRefused, 507);
+
     const degraded = await presso.request('/healthz', { auth: false });
     assert.equal(degraded.status, 503);
     const degradedBody = (await degraded.json()) as {
