@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { corpus } from '../support/corpus.ts';
-import { sleep, startTestPresso, type TestPresso } from '../support/presso.ts';
+import {
+  createAccountCli,
+  type SpawnedPresso,
+  sleep,
+  spawnPresso,
+  startTestPresso,
+  type TestClient,
+  type TestPresso,
+  testClient,
+} from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { mountSmallFs, type SmallFs } from '../support/small-fs.ts';
 import { assertErrorBody, type CompletedResult, download } from './helpers.ts';
@@ -178,5 +187,46 @@ describe('a full disk under the working directory only', () => {
     const done = (await presso.waitForJob(id)) as unknown as CompletedResult;
     assert.equal(done.status, 'completed', JSON.stringify(done));
     await download(presso, done);
+  });
+});
+
+describe('a restart on a full disk', () => {
+  let fs: SmallFs | undefined;
+  const children: SpawnedPresso[] = [];
+  let client: TestClient | undefined;
+  after(async () => {
+    await client?.close();
+    for (const child of children) await child.kill('SIGKILL');
+    await fs?.unmount();
+  });
+
+  test('the server starts, reports low disk, refuses uploads with 507, and is ready again once space is freed', async () => {
+    fs = await mountSmallFs(32);
+    const dataDir = join(fs.dir, 'data');
+    const { key } = await createAccountCli(dataDir, 'full-restart');
+    const env = { PRESSO_MIN_FREE_DISK: '4MiB', PRESSO_WORKERS: '1' };
+    // The first start writes the TLS pair and dies (as the process did when the disk filled, before);
+    // the second one meets a disk that is already full.
+    const first = await spawnPresso(dataDir, env);
+    children.push(first);
+    await first.kill('SIGKILL');
+    await fs.fill();
+    const second = await spawnPresso(dataDir, env);
+    children.push(second);
+    client = testClient(second.url, key, second.cert);
+
+    const degraded = await client.request('/healthz', { auth: false });
+    assert.equal(degraded.status, 503);
+    assert.equal(((await degraded.json()) as { reason: string }).reason, 'low-disk');
+    const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3c3' } })
+      .png()
+      .toBuffer();
+    await assertErrorBody(await client.upload(tiny, undefined, undefined, 'tiny.png'), 507);
+
+    await fs.free();
+    assert.equal((await client.request('/healthz', { auth: false })).status, 200);
+    const accepted = await client.upload(tiny, undefined, undefined, 'tiny.png');
+    assert.equal(accepted.status, 200, await accepted.clone().text());
+    assert.equal(second.child.exitCode, null, 'the server is still running');
   });
 });
