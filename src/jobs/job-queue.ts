@@ -3,6 +3,10 @@
  * scaled: BullMQ on Redis. A queue knows job ids only, never what a job does.
  */
 
+/**
+ * Resolves when the job is done with (completed or failed: the handler records which). Rejects to
+ * hand the job back: it runs again after the queue's retry delay, or at the next start on shutdown.
+ */
 export type JobHandler = (jobId: string, signal: AbortSignal) => Promise<void>;
 
 export interface QueueCapabilities {

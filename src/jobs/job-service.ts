@@ -95,7 +95,7 @@ export class JobService {
       webhookUrl: request.webhookUrl,
       input: undefined,
     });
-    // The input's size is not known yet; the fetch adds no bytesIn (as before the runner existed).
+    // The input's size is not known until the download, so a fetch counts no bytesIn (as before).
     return this.#enqueue(job, { jobs: 1 }, request.forceAsync, signal);
   }
 

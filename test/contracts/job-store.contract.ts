@@ -83,6 +83,22 @@ export function jobStoreContract(name: string, factory: () => Promise<JobStoreUn
       assert.equal(after?.attempts, 2);
     });
 
+    it('releases an attempt: back to enqueued, uncounted; never for a finished job', async () => {
+      const { id } = await subject.store.create(newJob());
+      await subject.store.markProcessing(id);
+      await subject.store.markProcessing(id);
+      await subject.store.releaseAttempt(id);
+      const released = await subject.store.get(id);
+      assert.equal(released?.status, 'enqueued');
+      assert.equal(released?.attempts, 1);
+      assert.equal((await subject.store.markProcessing(id))?.attempts, 2);
+      await subject.store.fail(id, { code: 'X', status: 422, message: 'bad' });
+      await subject.store.releaseAttempt(id);
+      const failed = await subject.store.get(id);
+      assert.equal(failed?.status, 'failed');
+      assert.equal(failed?.attempts, 2);
+    });
+
     it('records completion with input, output and finish time', async () => {
       const { id } = await subject.store.create(newJob());
       subject.setNow(2_000_000);

@@ -121,6 +121,8 @@ export async function startTestPresso(env: Record<string, string> = {}): Promise
       PRESSO_PUBLIC_URL: `https://127.0.0.1:${port}`,
       PRESSO_LOG_LEVEL: 'silent',
       PRESSO_SHUTDOWN_GRACE: '2s',
+      // Readiness must not depend on how full the test machine's disk is; full-disk tests set their own.
+      PRESSO_MIN_FREE_DISK: '1MiB',
       ...env,
     });
     try {
@@ -213,6 +215,7 @@ async function spawnOnce(
       PRESSO_PORT: String(chosen),
       PRESSO_PUBLIC_URL: `https://127.0.0.1:${chosen}`,
       PRESSO_LOG_LEVEL: 'silent',
+      PRESSO_MIN_FREE_DISK: '1MiB',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

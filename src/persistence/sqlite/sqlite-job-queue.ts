@@ -95,14 +95,17 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   #claim(): string | undefined {
-    const row = this.#db
+    // all(), not get(): get() stops after the first row and drops the error of the commit that
+    // follows, so on a full disk it returned a job id whose row was never marked active, and the
+    // next pump claimed (and ran) the same job again.
+    const rows = this.#db
       .prepare(
         `UPDATE queue SET state = 'active' WHERE seq = (
            SELECT seq FROM queue WHERE state = 'waiting' AND available_at <= ? ORDER BY available_at, seq LIMIT 1
          ) RETURNING job_id`,
       )
-      .get(Date.now()) as { job_id: string } | undefined;
-    return row?.job_id;
+      .all(Date.now()) as { job_id: string }[];
+    return rows[0]?.job_id;
   }
 
   /** Never throws: it runs from timers, microtasks and promise callbacks. */
@@ -163,7 +166,6 @@ export class SqliteJobQueue implements JobQueue {
             { err: error, jobId, outcome },
             'queue could not record a job outcome; retrying',
           );
-          this.#failing = true;
         }
         this.#pump();
       });

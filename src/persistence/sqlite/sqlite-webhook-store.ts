@@ -44,13 +44,15 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async create(delivery: NewWebhookDelivery, now: number): Promise<WebhookDelivery> {
-    const row = this.#db
+    // Autocommitted writes with RETURNING use all(): get() drops the commit's error (a full disk),
+    // reporting a write that never happened.
+    const [row] = this.#db
       .prepare(
         `INSERT INTO webhook_deliveries
            (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`,
       )
-      .get(delivery.id, delivery.jobId, delivery.accountId, delivery.url, delivery.payload, now, now, now);
+      .all(delivery.id, delivery.jobId, delivery.accountId, delivery.url, delivery.payload, now, now, now);
     return toDelivery(row as unknown as DeliveryRow);
   }
 
@@ -152,13 +154,13 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async replay(id: string, now: number, accountId?: string): Promise<WebhookDelivery | undefined> {
-    const row = this.#db
+    const [row] = this.#db
       .prepare(
         `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
          WHERE id = ? AND state IN ('succeeded', 'failed') AND (? IS NULL OR account_id = ?)
          RETURNING *`,
       )
-      .get(now, now, id, accountId ?? null, accountId ?? null);
+      .all(now, now, id, accountId ?? null, accountId ?? null);
     return row ? toDelivery(row as unknown as DeliveryRow) : undefined;
   }
 
