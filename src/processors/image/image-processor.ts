@@ -79,6 +79,7 @@ async function processImage(
     page: params.page,
     resize: params.resize,
     crop: params.crop !== undefined,
+    rasterise: target !== 'svg',
     compression: params.compression,
     limits,
     deadline,

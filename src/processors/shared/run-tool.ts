@@ -12,6 +12,7 @@ import os from 'node:os';
 import { basename } from 'node:path';
 import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.ts';
 import type { Deadline } from './deadline.ts';
+import { publicDetail } from './public-detail.ts';
 
 export interface ToolRun {
   deadline: Deadline;
@@ -182,23 +183,11 @@ function failureReason(
   if (exit?.signal === 'SIGXFSZ') return 'its output exceeded the size limit.';
   const lines = stderr
     .split('\n')
-    .map((line) => sanitiseToolText(line, workDir))
+    .map((line) => publicDetail(line, workDir))
     .filter((line) => /[A-Za-z]{2}/.test(line));
   const last = lines.at(-1);
   if (last !== undefined) return last.endsWith('.') ? last : `${last}.`;
   return exit?.signal ? `it stopped (${exit.signal}).` : `it exited with code ${exit?.code ?? 'unknown'}.`;
-}
-
-/** Tool output fit for a client: no work directory, no absolute path, no control characters, short. */
-export function sanitiseToolText(text: string, workDir: string): string {
-  return text
-    .split(workDir)
-    .join('')
-    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
-    .replace(/(^|[\s'"`(=:,[])(?:[A-Za-z]:)?[/\\][^\s'"`),;:\]]*/g, '$1<file>')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 200);
 }
 
 /** Keeps the last `cap` bytes of a stream. */
