@@ -173,6 +173,12 @@ function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null
   return `exited with code ${exit?.code ?? 'unknown'}`;
 }
 
+/** Lines that say where, not why: stack frames, native backtraces, error-object fields, version banners. */
+const NOISE = /^(at |\d+: 0x|----- |Node\.js v\d|[{}]$|(code|errno|syscall|path): )/;
+/** A line that reads like the failure itself. */
+const COMPLAINT =
+  /error|fail|invalid|cannot|can't|could not|unable|corrupt|unsupported|unexpected|bad |not /i;
+
 /** A short public reason: the limit that stopped the tool, or its last stderr line without any path. */
 function failureReason(
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
@@ -184,8 +190,8 @@ function failureReason(
   const lines = stderr
     .split('\n')
     .map((line) => publicDetail(line, workDir))
-    .filter((line) => /[A-Za-z]{2}/.test(line));
-  const last = lines.at(-1);
+    .filter((line) => /[A-Za-z]{2}/.test(line) && !NOISE.test(line));
+  const last = lines.findLast((line) => COMPLAINT.test(line)) ?? lines.at(-1);
   if (last !== undefined) return last.endsWith('.') ? last : `${last}.`;
   return exit?.signal ? `it stopped (${exit.signal}).` : `it exited with code ${exit?.code ?? 'unknown'}.`;
 }
