@@ -13,7 +13,8 @@ import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
 import { describeImage } from './metadata.ts';
-import { defaultOutputFormat, formatCanAnimate, hasGeometry, produceOutput } from './output.ts';
+import { defaultOutputFormat, produceOutput } from './output.ts';
+import { formatCanAnimate, hasGeometry } from './output-context.ts';
 import {
   EXTRA_OUTPUT_FORMATS,
   imageParamsSchema,
