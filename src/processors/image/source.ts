@@ -214,10 +214,17 @@ async function openSvg(req: SourceRequest): Promise<ImageSource> {
   };
 }
 
+/**
+ * The estimate errs high (an element whose box cannot be read counts as covering the canvas), so only
+ * an estimate of several times the time left is refused; anything slower that gets through is killed
+ * at the deadline.
+ */
+const FILTER_ESTIMATE_SLACK = 4;
+
 function checkFilterCost(filters: FilterLoad, scale: number, pixels: number, deadline: Deadline): void {
   const estimateMs = filterMilliseconds(filters, scale, pixels);
   const leftMs = deadline.remainingMs();
-  if (estimateMs > leftMs) {
+  if (estimateMs > FILTER_ESTIMATE_SLACK * leftMs) {
     throw new UnprocessableInputError(
       `The SVG's filters would take about ${Math.ceil(estimateMs / 1000)} s to draw at ` +
         `${Math.round(pixels / 1e4) / 100} MP; this server allows ${Math.floor(leftMs / 1000)} s.`,

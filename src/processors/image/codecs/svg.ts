@@ -123,10 +123,10 @@ export function sanitiseSvg(text: string, optimiseFurther: boolean): SanitisedSv
   try {
     const svg = optimize(text, {
       multipass: optimiseFurther,
-      // Sanitising runs first so later plugins never see what it removes; the survey sees the result.
+      // Sanitising runs first so later plugins never see what it removes, nor does the survey.
       plugins: optimiseFurther
-        ? [sanitise, 'removeScripts', 'preset-default', sanitise, survey.plugin]
-        : [sanitise, 'removeScripts', sanitise, survey.plugin],
+        ? [sanitise, 'removeScripts', survey.plugin, 'preset-default', sanitise]
+        : [sanitise, 'removeScripts', survey.plugin, sanitise],
     }).data;
     return { svg, filters: survey.load() };
   } catch (error) {
