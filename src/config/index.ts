@@ -282,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
         1,
         100_000,
       ),
+      svgMaxElements: int(env, 'PRESSO_SVG_MAX_ELEMENTS', 50_000, 'Most elements accepted in an SVG', 1),
       pixelsInFlight: int(
         env,
         'PRESSO_IMAGE_PIXELS_IN_FLIGHT',

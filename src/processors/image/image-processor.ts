@@ -7,14 +7,16 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
-import { AdmissionBudget } from '../shared/admission-budget.ts';
+// The image processor's admission budget is counted in decoded pixels.
+import { AdmissionBudget as PixelBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { cutJpegTrailer } from './jpeg-trailer.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
 import { describeImage } from './metadata.ts';
-import { defaultOutputFormat, formatCanAnimate, hasGeometry, produceOutput } from './output.ts';
+import { defaultOutputFormat, produceOutput } from './output.ts';
+import { formatCanAnimate, hasGeometry } from './output-context.ts';
 import {
   EXTRA_OUTPUT_FORMATS,
   imageParamsSchema,
@@ -36,16 +38,13 @@ export type ImageProcessorOptions = Partial<ImageLimits>;
 const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'heic', 'bmp', 'ico'] as const;
 
 /** `budget` is the process's pixel budget; tests pass their own to watch it. */
-export function createImageProcessor(
-  options: ImageProcessorOptions = {},
-  budget?: AdmissionBudget,
-): Processor {
+export function createImageProcessor(options: ImageProcessorOptions = {}, budget?: PixelBudget): Processor {
   const limits: ImageLimits = { ...DEFAULT_IMAGE_LIMITS };
   for (const key of Object.keys(limits) as (keyof ImageLimits)[]) {
     const value = options[key];
     if (value !== undefined) limits[key] = value;
   }
-  const pixels = budget ?? new AdmissionBudget(limits.pixelsInFlight);
+  const pixels = budget ?? new PixelBudget(limits.pixelsInFlight);
   return {
     name: 'image',
     kind: 'image',
@@ -60,7 +59,7 @@ export function createImageProcessor(
 async function processImage(
   request: ProcessRequest,
   limits: ImageLimits,
-  budget: AdmissionBudget,
+  budget: PixelBudget,
 ): Promise<ProcessResult> {
   const problems = checkImageParams(request.params, 'image');
   if (problems.length > 0) throw new ValidationError(problems);
@@ -80,6 +79,7 @@ async function processImage(
     page: params.page,
     resize: params.resize,
     crop: params.crop !== undefined,
+    rasterise: target !== 'svg',
     compression: params.compression,
     limits,
     deadline,

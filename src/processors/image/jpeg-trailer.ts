@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stripJpegMetadata, trimJpegTrailer } from './jpeg-segments.ts';
-import type { Candidate } from './output.ts';
+import type { Candidate } from './output-context.ts';
 import type { MetadataMode } from './params.ts';
 
 /**

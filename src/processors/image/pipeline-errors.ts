@@ -1,6 +1,7 @@
 /** Maps sharp/libvips failures to the service's errors for input problems. */
 import { PressoError, UnprocessableInputError, UnsupportedMediaError } from '../../errors/catalog.ts';
 import type { Deadline } from '../shared/deadline.ts';
+import { publicDetail } from '../shared/public-detail.ts';
 
 /** Maps a sharp/libvips failure to the service's error for that input problem. */
 export function toInputError(error: unknown, deadline?: Deadline): Error {
@@ -16,6 +17,7 @@ export function toInputError(error: unknown, deadline?: Deadline): Error {
     return new UnprocessableInputError('The image has more pixels than this server accepts.', error);
   }
   if (deadline !== undefined && /timeout/i.test(message)) return deadline.exceeded(error);
-  const detail = message.split('\n')[0]?.trim() ?? '';
+  // libvips names the file it read: a server path, which the client must not see.
+  const detail = publicDetail(message.split('\n')[0] ?? '');
   return new UnprocessableInputError(`The image is corrupt or truncated: ${detail}`, error);
 }

@@ -6,12 +6,14 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
-import { ValidationError } from '../../errors/catalog.ts';
+import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
 import type { Deadline } from '../shared/deadline.ts';
 import { decodeBmp, type RgbaImage, readBmpFileHeader } from './codecs/bmp.ts';
 import { decodeHeic } from './codecs/heif.ts';
 import { pickIconEntry, readIconDirectory, readIconEntry } from './codecs/ico.ts';
-import { checkSvgLimits, sanitiseSvg } from './codecs/svg.ts';
+import { checkSvgLimits } from './codecs/svg.ts';
+import { type FilterLoad, filterMilliseconds } from './codecs/svg-filters.ts';
+import { renderSvgFile, sanitiseSvgFile } from './codecs/svg-process.ts';
 import { checkPixelLimits, type ImageLimits } from './limits.ts';
 import type { CompressionLevel, ResizeRequest } from './params.ts';
 import { toInputError } from './pipeline-errors.ts';
@@ -42,6 +44,8 @@ export interface SourceRequest {
   resize: ResizeRequest | undefined;
   /** A crop is given in the SVG's own pixel size, so the density is not raised. */
   crop: boolean;
+  /** Pixels will be needed (false when the only output is the sanitised SVG itself). */
+  rasterise: boolean;
   compression: CompressionLevel;
   limits: ImageLimits;
   deadline: Deadline;
@@ -158,16 +162,33 @@ async function openIcon(req: SourceRequest): Promise<ImageSource> {
 
 const SVG_DPI = 72;
 
+/**
+ * Sanitises (svgo) and, when pixels are needed, draws the SVG (librsvg) in the SVG child process, so
+ * neither blocks the event loop nor outlives the deadline; filters whose estimated drawing time exceeds
+ * the time left are refused before drawing.
+ */
 async function openSvg(req: SourceRequest): Promise<ImageSource> {
   const { size } = await stat(req.path);
   // The size check comes before reading, so a huge file is never loaded.
   checkSvgLimits('', size, req.limits);
-  const text = await readFile(req.path, 'utf8');
-  checkSvgLimits(text, size, req.limits);
-  const svg = sanitiseSvg(text, req.compression !== 'lossless');
+  checkSvgLimits(await readFile(req.path, 'utf8'), size, req.limits);
   const path = join(req.workDir, 'sanitised.svg');
-  await writeFile(path, svg);
-  const intrinsic = await header(path, {}, req.limits);
+  const sanitised = await sanitiseSvgFile(req.path, path, req.compression !== 'lossless', req);
+  const svg = await readFile(path, 'utf8');
+  const intrinsic = sanitised.meta;
+  checkPixelLimits(intrinsic.width, intrinsic.height, 1, req.limits);
+  if (!req.rasterise) {
+    return {
+      path,
+      open: {},
+      meta: intrinsic,
+      inputMeta: intrinsic,
+      animated: false,
+      frames: 1,
+      applyOrientation: false,
+      svg,
+    };
+  }
   // Render at the density that gives the requested size directly, so the raster is sharp, not upscaled.
   let scale = 1;
   const { width, height } = req.crop ? {} : (req.resize ?? {});
@@ -175,8 +196,38 @@ async function openSvg(req: SourceRequest): Promise<ImageSource> {
   if (height !== undefined) scale = Math.max(scale, height / intrinsic.height);
   const maxScale = Math.sqrt(req.limits.maxPixels / (intrinsic.width * intrinsic.height));
   scale = Math.min(scale, Math.max(1, maxScale), 100);
-  const open: SharpOptions = scale === 1 ? {} : { density: SVG_DPI * scale };
-  const meta = scale === 1 ? intrinsic : await header(path, open, req.limits);
-  checkPixelLimits(meta.width, meta.height, 1, req.limits);
-  return { path, open, meta, inputMeta: intrinsic, animated: false, frames: 1, applyOrientation: false, svg };
+  const canvas = Math.ceil(intrinsic.width * scale) * Math.ceil(intrinsic.height * scale);
+  checkPixelLimits(Math.ceil(intrinsic.width * scale), Math.ceil(intrinsic.height * scale), 1, req.limits);
+  checkFilterCost(sanitised.filters, scale, canvas, req.deadline);
+  const png = join(req.workDir, 'svg-rendered.png');
+  await renderSvgFile(path, png, SVG_DPI * scale, req.limits.maxPixels, req);
+  const meta = await header(png, {}, req.limits);
+  return {
+    path: png,
+    open: {},
+    meta,
+    inputMeta: intrinsic,
+    animated: false,
+    frames: 1,
+    applyOrientation: false,
+    svg,
+  };
+}
+
+/**
+ * The estimate errs high (an element whose box cannot be read counts as covering the canvas), so only
+ * an estimate of several times the time left is refused; anything slower that gets through is killed
+ * at the deadline.
+ */
+const FILTER_ESTIMATE_SLACK = 4;
+
+function checkFilterCost(filters: FilterLoad, scale: number, pixels: number, deadline: Deadline): void {
+  const estimateMs = filterMilliseconds(filters, scale, pixels);
+  const leftMs = deadline.remainingMs();
+  if (estimateMs > FILTER_ESTIMATE_SLACK * leftMs) {
+    throw new UnprocessableInputError(
+      `The SVG's filters would take about ${Math.ceil(estimateMs / 1000)} s to draw at ` +
+        `${Math.round(pixels / 1e4) / 100} MP; this server allows ${Math.floor(leftMs / 1000)} s.`,
+    );
+  }
 }

@@ -12,6 +12,7 @@ import os from 'node:os';
 import { basename } from 'node:path';
 import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.ts';
 import type { Deadline } from './deadline.ts';
+import { publicDetail } from './public-detail.ts';
 
 export interface ToolRun {
   deadline: Deadline;
@@ -172,6 +173,12 @@ function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null
   return `exited with code ${exit?.code ?? 'unknown'}`;
 }
 
+/** Lines that say where, not why: stack frames, native backtraces, error-object fields, version banners. */
+const NOISE = /^(at |\d+: 0x|----- |Node\.js v\d|[{}]$|(code|errno|syscall|path): )/;
+/** A line that reads like the failure itself. */
+const COMPLAINT =
+  /error|fail|invalid|cannot|can't|could not|unable|corrupt|unsupported|unexpected|bad |not /i;
+
 /** A short public reason: the limit that stopped the tool, or its last stderr line without any path. */
 function failureReason(
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
@@ -182,23 +189,11 @@ function failureReason(
   if (exit?.signal === 'SIGXFSZ') return 'its output exceeded the size limit.';
   const lines = stderr
     .split('\n')
-    .map((line) => sanitiseToolText(line, workDir))
-    .filter((line) => /[A-Za-z]{2}/.test(line));
-  const last = lines.at(-1);
+    .map((line) => publicDetail(line, workDir))
+    .filter((line) => /[A-Za-z]{2}/.test(line) && !NOISE.test(line));
+  const last = lines.findLast((line) => COMPLAINT.test(line)) ?? lines.at(-1);
   if (last !== undefined) return last.endsWith('.') ? last : `${last}.`;
   return exit?.signal ? `it stopped (${exit.signal}).` : `it exited with code ${exit?.code ?? 'unknown'}.`;
-}
-
-/** Tool output fit for a client: no work directory, no absolute path, no control characters, short. */
-export function sanitiseToolText(text: string, workDir: string): string {
-  return text
-    .split(workDir)
-    .join('')
-    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
-    .replace(/(^|[\s'"`(=:,[])(?:[A-Za-z]:)?[/\\][^\s'"`),;:\]]*/g, '$1<file>')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 200);
 }
 
 /** Keeps the last `cap` bytes of a stream. */

@@ -1,0 +1,76 @@
+/**
+ * A job that runs out of its time budget fails once and for good, and the service answers everyone else
+ * while it runs: an SVG that takes a minute to draw is killed at the budget (3 s here), the job ends
+ * `failed` after one attempt with a message that says why, and `/healthz` and other jobs are served
+ * throughout.
+ */
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { corpus } from '../support/corpus.ts';
+import { sleep, startTestPresso, type TestPresso } from '../support/presso.ts';
+
+/** 894 bytes: 1,000 nested <use> of a translucent circle over a 36 MP canvas. */
+function slowSvg(): Buffer {
+  const use = (id: string, times: number) => `<use xlink:href="#${id}"/>`.repeat(times);
+  return Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="6000" height="6000">' +
+      '<defs><circle id="c" cx="3000" cy="3000" r="4000" fill="#f00" fill-opacity="0.01"/>' +
+      `<g id="a">${use('c', 10)}</g><g id="b">${use('a', 10)}</g></defs>${use('b', 10)}</svg>`,
+  );
+}
+
+/** Pids of live processes whose command line names the job (its work directory); polls until none. */
+async function processesMentioning(jobId: string): Promise<number[]> {
+  let found: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    found = [];
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      const zombie = stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
+      if (cmdline.includes(jobId) && !zombie) found.push(Number(entry));
+    }
+    if (found.length === 0) return found;
+    await sleep(50);
+  }
+  return found;
+}
+
+describe('a job over its time budget', () => {
+  let presso: TestPresso;
+  before(async () => {
+    presso = await startTestPresso({ PRESSO_IMAGE_TIME_BUDGET: '3s', PRESSO_WORKERS: '2' });
+  });
+  after(async () => {
+    await presso.stop();
+  });
+
+  test('fails after one attempt with the time-budget message while the service keeps answering', async () => {
+    const response = await presso.upload(
+      slowSvg(),
+      { async: true, image: { format: 'png' } },
+      undefined,
+      'slow.svg',
+    );
+    assert.equal(response.status, 202);
+    const { id } = (await response.json()) as { id: string };
+    // While the SVG is drawn: health checks answer and a small job of the same account completes.
+    let healthy = 0;
+    for (let i = 0; i < 5; i++) {
+      if ((await presso.request('/healthz', { auth: false })).status === 200) healthy++;
+    }
+    assert.equal(healthy, 5);
+    const small = await presso.upload(corpus.chelsea, { image: { resize: { width: 100 } } });
+    assert.equal(small.status, 200);
+    const failed = await presso.waitForJob(id, 60_000);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.message, 'Processing the image took longer than the time budget of 3 s.');
+    const record = await presso.services.jobStore.get(id);
+    assert.equal(record?.status, 'failed');
+    assert.equal(record?.attempts, 1, 'not retried');
+    assert.equal(await presso.services.queue.size(), 0, 'nothing left in the queue to run it again');
+    assert.deepEqual(await processesMentioning(id), [], 'the drawing process was killed');
+  });
+});
