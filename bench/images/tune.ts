@@ -43,7 +43,6 @@ for (const file of files) {
         max: 98,
         target: QUALITY_TARGETS[level],
         maxTrials: 8,
-        budgetMs: 60_000,
         trial: async (quality) => {
           const out = await sharpFromRgb(proxy)
             .jpeg({ mozjpeg: true, quality, chromaSubsampling: sub })

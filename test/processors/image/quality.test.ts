@@ -89,7 +89,6 @@ describe('quality search', () => {
       max: 100,
       target: 70,
       maxTrials: 10,
-      budgetMs: 1e9,
       trial: async (q) => q, // score = quality
     });
     assert.equal(result.quality, 70);
@@ -104,7 +103,6 @@ describe('quality search', () => {
       start: 90,
       target: 33,
       maxTrials: 3,
-      budgetMs: 1e9,
       trial: async (q) => {
         calls++;
         return q;
@@ -113,27 +111,6 @@ describe('quality search', () => {
     assert.equal(calls, 3);
     assert.equal(result.stoppedBy, 'trials');
     assert.ok(result.quality >= 33 && result.score !== undefined && result.score >= 33);
-  });
-
-  it('stops when the time budget is spent (injected clock) and falls back to the safe maximum', async () => {
-    let clock = 0;
-    let calls = 0;
-    const result = await searchQuality({
-      min: 10,
-      max: 90,
-      target: 95, // unreachable
-      maxTrials: 20,
-      budgetMs: 250,
-      now: () => clock,
-      trial: async (q) => {
-        calls++;
-        clock += 100; // each trial "takes" 100 ms
-        return q;
-      },
-    });
-    assert.equal(calls, 3);
-    assert.equal(result.stoppedBy, 'budget');
-    assert.equal(result.quality, 90);
   });
 });
 

@@ -20,5 +20,5 @@ export const QUALITY_TARGETS: Record<LossyLevel, number> = {
  */
 export const PROXY_MARGIN = 1;
 
-/** Caps of the per-image quality search (trials and wall-clock budget per output format). */
-export const SEARCH_LIMITS = { maxTrials: 6, budgetMs: 4000 } as const;
+/** Cap of the per-image quality search: trials (proxy encodes) per output format, never wall time. */
+export const SEARCH_LIMITS = { maxTrials: 6 } as const;
