@@ -1,6 +1,6 @@
 /**
  * Peak RSS of the image processor, in-process, for the two cases the audit measured: one 7000×7000 flat
- * PNG (49 MP decoded from ~50 KB) and four 8 MP photos at once. Each case runs in a fresh process
+ * PNG (49 MP decoded from ~50 KB) and four 8 MP photos at once; and two 24 MP photos at once. Each case runs in a fresh process
  * (`--case png49|photos4`) so its peak is its own; run it through bench/memory/run.sh, which sets the
  * glibc variables bin/presso sets. Prints one JSON line per case: peak RSS (MB) and the outputs.
  */
@@ -25,10 +25,16 @@ async function prepare(): Promise<void> {
     .resize(3266, 2450)
     .jpeg({ quality: 90 })
     .toFile(join(inputs, 'photo-8mp.jpeg'));
+  await sharp(corpus.gpsPhoto)
+    .resize(6000, 4000, { fit: 'fill' })
+    .jpeg({ quality: 90 })
+    .toFile(join(inputs, 'photo-24mp.jpeg'));
 }
 
+// One processor, as in the server: concurrent jobs share its in-flight memory budget.
+const processor = createImageProcessor({});
+
 async function run(path: string, params: Record<string, unknown>) {
-  const processor = createImageProcessor({});
   const detected = await detectFile(path);
   if (detected === undefined) throw new Error(`not detected: ${path}`);
   const workDir = await mkdtemp(join(tmpdir(), 'presso-memory-'));
@@ -55,8 +61,13 @@ if (which === 'prepare') {
   const photo = join(inputs, 'photo-8mp.jpeg');
   const outputs = await Promise.all([0, 1, 2, 3].map(() => run(photo, {})));
   report({ case: '4 × 8 MP JPEG at once', outputs });
+} else if (which === 'photos24x2') {
+  // Two 24 MP photos at once: what the in-flight budget lets through when it holds one 50 MP image.
+  const photo = join(inputs, 'photo-24mp.jpeg');
+  const outputs = await Promise.all([0, 1].map(() => run(photo, { compression: 'high' })));
+  report({ case: '2 × 24 MP JPEG at once', outputs });
 } else {
-  throw new Error('usage: image-peak-rss.ts --case prepare|png49|photos4');
+  throw new Error('usage: image-peak-rss.ts --case prepare|png49|photos4|photos24x2');
 }
 
 function report(result: Record<string, unknown>): void {

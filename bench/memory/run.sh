@@ -8,4 +8,4 @@ export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-1048576}"
 node="$root/node_modules/.bin/node"
 "$node" bench/memory/image-peak-rss.ts --case prepare
-for c in png49 photos4; do "$node" bench/memory/image-peak-rss.ts --case "$c"; done
+for c in png49 photos4 photos24x2; do "$node" bench/memory/image-peak-rss.ts --case "$c"; done

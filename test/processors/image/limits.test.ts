@@ -11,6 +11,7 @@ import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
+import { WORKING_COPIES } from '../../../src/processors/image/limits.ts';
 import { PixelBudget } from '../../../src/processors/image/pixel-budget.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { corpus } from '../../support/corpus.ts';
@@ -163,7 +164,12 @@ describe('image processor: limits and safety', () => {
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
-    assert.equal(budget.inUse, 3000 * 2250, 'the abandoned encode still holds its pixels');
+    // 6.75 MP × 3 channels × 1 byte × the working copies.
+    assert.equal(
+      budget.inUse,
+      3000 * 2250 * 3 * WORKING_COPIES,
+      'the abandoned encode still holds its share',
+    );
     await untilHangGuard(() => budget.inUse === 0);
     assert.equal(budget.inUse, 0, 'released when the encode ended');
   });
