@@ -157,6 +157,8 @@ export async function startTestPresso(env: Record<string, string> = {}): Promise
       PRESSO_PUBLIC_URL: `https://127.0.0.1:${port}`,
       PRESSO_LOG_LEVEL: 'silent',
       PRESSO_SHUTDOWN_GRACE: '2s',
+      // Outcomes, not speed: a busy machine must not push a test job past the 2 min default.
+      PRESSO_IMAGE_TIME_BUDGET: '30m',
       ...env,
     });
     try {
@@ -249,6 +251,7 @@ async function spawnOnce(
       PRESSO_PORT: String(chosen),
       PRESSO_PUBLIC_URL: `https://127.0.0.1:${chosen}`,
       PRESSO_LOG_LEVEL: 'silent',
+      PRESSO_IMAGE_TIME_BUDGET: '30m',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,7 +17,7 @@ import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
 import { useScratch } from '../../support/scratch.ts';
-import { removeWorkDirs, runImage } from './run-image.ts';
+import { removeWorkDirs, runImage, TEST_TIME_BUDGET_MS } from './run-image.ts';
 
 const scratch = useScratch('presso-limits-');
 after(removeWorkDirs);
@@ -31,7 +31,7 @@ async function runWith(
   const detected = await detectFile(path);
   assert.ok(detected !== undefined);
   const workDir = await mkdtemp(join(scratch(), 'job-'));
-  return createImageProcessor(options).process({
+  return createImageProcessor({ timeBudgetMs: TEST_TIME_BUDGET_MS, ...options }).process({
     input: { ...detected, path, name: basename(path), size: (await stat(path)).size },
     params,
     workDir,
