@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors/catalog.ts';
 import { parseCidr } from '../outbound/address-guard.ts';
-import type { ImageLimits } from '../processors/image/limits.ts';
+import { type ImageLimits, largestImageShare } from '../processors/image/limits.ts';
 import {
   bytes,
   described,
@@ -283,12 +283,13 @@ export function loadConfig(env: Env = process.env): Config {
         100_000,
       ),
       svgMaxElements: int(env, 'PRESSO_SVG_MAX_ELEMENTS', 50_000, 'Most elements accepted in an SVG', 1),
-      pixelsInFlight: int(
+      memoryInFlight: bytes(
         env,
-        'PRESSO_IMAGE_PIXELS_IN_FLIGHT',
-        40_000_000,
-        'Decoded pixels all image jobs of a process may hold at once; larger jobs take turns (bounds memory)',
-        1,
+        'PRESSO_IMAGE_MEMORY_IN_FLIGHT',
+        400_000_000,
+        'Decoded image memory (pixels × channels × bytes per sample × 2 working copies) all image jobs ' +
+          'of a process may hold at once; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as ' +
+          '8-bit RGBA (8 bytes per pixel)',
       ),
     },
     bootstrapAccount: optionalStr(
@@ -299,6 +300,13 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (config.jobs.asyncThresholdBytes > config.jobs.maxInputBytes) {
     throw new ConfigError('PRESSO_ASYNC_THRESHOLD_BYTES must not exceed PRESSO_MAX_INPUT_BYTES');
+  }
+  if (config.images.memoryInFlight < largestImageShare(config.images)) {
+    throw new ConfigError(
+      `PRESSO_IMAGE_MEMORY_IN_FLIGHT (${config.images.memoryInFlight} bytes) must hold the largest accepted ` +
+        `image: PRESSO_IMAGE_MAX_PIXELS (${config.images.maxPixels}) × 8 bytes = ` +
+        `${largestImageShare(config.images)} bytes`,
+    );
   }
   if ((config.server.tlsCertPath === undefined) !== (config.server.tlsKeyPath === undefined)) {
     throw new ConfigError('PRESSO_TLS_CERT and PRESSO_TLS_KEY must be set together');

@@ -15,6 +15,7 @@ import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
+import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
@@ -36,7 +37,17 @@ export interface Services extends Omit<Backends, 'close'> {
   close(): Promise<void>;
 }
 
-export function buildServices(backends: Backends, config: Config, logger: Logger): Services {
+export interface ServiceOptions {
+  /** The processors to run; the built-in set by default (route tests pass a fake). */
+  processors?: Processor[];
+}
+
+export function buildServices(
+  backends: Backends,
+  config: Config,
+  logger: Logger,
+  options: ServiceOptions = {},
+): Services {
   const { jobStore, queue, events, files, webhookStore } = backends;
   // Working files are local in every mode: uploads stream there and processors need real paths.
   const workRoot = dataPaths(backends.localDataDir).work;
@@ -48,7 +59,7 @@ export function buildServices(backends: Backends, config: Config, logger: Logger
     serviceName: config.service.name,
     siteUrl: config.service.siteUrl,
   });
-  const processors = new ProcessorRegistry([createImageProcessor(config.images)]);
+  const processors = new ProcessorRegistry(options.processors ?? [createImageProcessor(config.images)]);
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
     {

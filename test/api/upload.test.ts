@@ -4,11 +4,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { FormData } from 'undici';
 import { corpus } from '../support/corpus.ts';
 import { decode, psnr, ssim } from '../support/images.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
-import { assertErrorBody, type CompletedResult, download, UUID } from './helpers.ts';
+import { type CompletedResult, download, UUID } from './helpers.ts';
 
 describe('POST /1.0/upload', () => {
   let presso: TestPresso;
@@ -121,80 +120,4 @@ describe('POST /1.0/upload', () => {
       assert.ok((await psnr(output, input)) > 30);
     });
   }
-
-  test('invalid JSON in data is 422 on the field data', async () => {
-    const response = await presso.upload(corpus.chelsea, '{"image": ');
-    const body = await assertErrorBody(response, 422);
-    assert.match(String(body.message), /does not contain valid JSON/);
-    assert.deepEqual(
-      (body.errors as Array<{ field: string }>).map((e) => e.field),
-      ['data'],
-    );
-  });
-
-  test('resize auto without dimensions is 422 on image.resize', async () => {
-    const response = await presso.upload(corpus.chelsea, { image: { resize: { mode: 'auto' } } });
-    const body = await assertErrorBody(response, 422);
-    const errors = body.errors as Array<{ field: string; message: string }>;
-    assert.equal(errors.length, 1);
-    assert.equal(errors[0]!.field, 'image.resize');
-    assert.match(errors[0]!.message, /width or height/);
-  });
-
-  test('several bad parameters give one errors entry each', async () => {
-    const response = await presso.upload(corpus.chelsea, {
-      image: { compression: 'extreme', resize: { width: -5, mode: 'auto' }, format: 'bmp' },
-      bogus: 1,
-    });
-    const body = await assertErrorBody(response, 422);
-    const fields = (body.errors as Array<{ field: string; message: string }>).map((e) => e.field).sort();
-    assert.ok(fields.length >= 4, JSON.stringify(body.errors));
-    for (const field of ['image.compression', 'image.format', 'image.resize.width', 'bogus']) {
-      assert.ok(fields.includes(field), `${field} in ${fields.join(', ')}`);
-    }
-    for (const error of body.errors as Array<{ message: string }>) assert.ok(error.message.length > 0);
-  });
-
-  test('a request without a file part is 422 on file', async () => {
-    const form = new FormData();
-    form.append('data', JSON.stringify({ image: { compression: 'high' } }));
-    const response = await presso.request('/1.0/upload', { method: 'POST', body: form });
-    const body = await assertErrorBody(response, 422);
-    assert.deepEqual(
-      (body.errors as Array<{ field: string }>).map((e) => e.field),
-      ['file'],
-    );
-  });
-
-  test('two file parts are 422 on file', async () => {
-    const bytes = await readFile(corpus.chelsea);
-    const form = new FormData();
-    form.append('file', new Blob([bytes]), 'a.png');
-    form.append('file', new Blob([bytes]), 'b.png');
-    const response = await presso.request('/1.0/upload', { method: 'POST', body: form });
-    const body = await assertErrorBody(response, 422);
-    assert.deepEqual(
-      (body.errors as Array<{ field: string }>).map((e) => e.field),
-      ['file'],
-    );
-  });
-
-  test('a body that is not multipart is 415', async () => {
-    const response = await presso.request('/1.0/upload', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    await assertErrorBody(response, 415);
-  });
-
-  test('a file of no supported kind is 415', async () => {
-    const response = await presso.upload(
-      Buffer.from('just some text, not an image'),
-      undefined,
-      undefined,
-      'a.txt',
-    );
-    await assertErrorBody(response, 415);
-  });
 });

@@ -53,11 +53,37 @@ export const bearer = (key: string) => `Bearer ${key}`;
 export const basic = (key: string, colon = true) =>
   `Basic ${Buffer.from(colon ? `${key}:` : key).toString('base64')}`;
 
-/** An HTTP client for a running server; `ca` is its certificate (undefined: accept any). */
-export function testClient(baseUrl: string, key: string, ca: string | undefined): TestClient {
+/** Errors of a connection that dropped or was refused (a server restarting, a keep-alive socket it closed). */
+const CONNECTION_ERRORS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+function isConnectionError(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (CONNECTION_ERRORS.has(String((e as NodeJS.ErrnoException).code))) return true;
+  }
+  return false;
+}
+
+/**
+ * An HTTP client for a running server; `ca` is its certificate (undefined: accept any). With
+ * `keepAlive: false` every request opens its own connection, for a server that was just restarted.
+ */
+export function testClient(
+  baseUrl: string,
+  key: string,
+  ca: string | undefined,
+  options: { keepAlive?: boolean } = {},
+): TestClient {
   const dispatcher = new Agent({
     connect: ca ? { ca } : { rejectUnauthorized: false },
     keepAliveTimeout: 1000,
+    // undici: pipelining 0 closes each connection after its response.
+    ...(options.keepAlive === false ? { pipelining: 0 } : {}),
   });
   const request = (path: string, init: TestRequestInit = {}) => {
     const { auth = bearer(key), headers, ...rest } = init;
@@ -88,7 +114,17 @@ export function testClient(baseUrl: string, key: string, ca: string | undefined)
     async waitForJob(id, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const response = await request(`/1.0/jobs/${id}`);
+        // A status poll is idempotent: a dropped connection is retried, not a failed test. (A server
+        // whose event loop is busy past its 5 s keep-alive closes a pooled socket a request is already
+        // on: the audit's ECONNRESET.)
+        const response = await request(`/1.0/jobs/${id}`).catch((error: unknown) => {
+          if (!isConnectionError(error) || Date.now() > deadline) throw error;
+          return undefined;
+        });
+        if (response === undefined) {
+          await sleep(200);
+          continue;
+        }
         const body = (await response.json()) as Record<string, unknown>;
         if (response.status !== 200)
           throw new Error(`GET /1.0/jobs/${id}: ${response.status} ${JSON.stringify(body)}`);
@@ -123,6 +159,8 @@ export async function startTestPresso(env: Record<string, string> = {}): Promise
       PRESSO_SHUTDOWN_GRACE: '2s',
       // Readiness must not depend on how full the test machine's disk is; full-disk tests set their own.
       PRESSO_MIN_FREE_DISK: '1MiB',
+      // Outcomes, not speed: a busy machine must not push a test job past the 2 min default.
+      PRESSO_IMAGE_TIME_BUDGET: '30m',
       ...env,
     });
     try {
@@ -216,6 +254,7 @@ async function spawnOnce(
       PRESSO_PUBLIC_URL: `https://127.0.0.1:${chosen}`,
       PRESSO_LOG_LEVEL: 'silent',
       PRESSO_MIN_FREE_DISK: '1MiB',
+      PRESSO_IMAGE_TIME_BUDGET: '30m',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,7 +13,7 @@ import { Deadline } from '../shared/deadline.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { cutJpegTrailer } from './jpeg-trailer.ts';
-import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './limits.ts';
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits, largestImageShare, memoryShare } from './limits.ts';
 import { describeImage } from './metadata.ts';
 import { defaultOutputFormat, produceOutput } from './output.ts';
 import { formatCanAnimate, hasGeometry } from './output-context.ts';
@@ -37,14 +37,23 @@ export type ImageProcessorOptions = Partial<ImageLimits>;
 /** sharp reads the first set; the rest are decoded by our own code or Debian tools (see source.ts). */
 const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'heic', 'bmp', 'ico'] as const;
 
-/** `budget` is the process's pixel budget; tests pass their own to watch it. */
+/**
+ * `budget` is the process's in-flight memory budget, in bytes (see `memoryShare`); tests pass their own
+ * to watch it. Without one, a budget of `memoryInFlight` is made, which must hold the largest image.
+ */
 export function createImageProcessor(options: ImageProcessorOptions = {}, budget?: PixelBudget): Processor {
   const limits: ImageLimits = { ...DEFAULT_IMAGE_LIMITS };
   for (const key of Object.keys(limits) as (keyof ImageLimits)[]) {
     const value = options[key];
     if (value !== undefined) limits[key] = value;
   }
-  const pixels = budget ?? new PixelBudget(limits.pixelsInFlight);
+  if (budget === undefined && limits.memoryInFlight < largestImageShare(limits)) {
+    throw new RangeError(
+      `the image memory budget (${limits.memoryInFlight} bytes) cannot hold the largest accepted image ` +
+        `(${limits.maxPixels} pixels: ${largestImageShare(limits)} bytes)`,
+    );
+  }
+  const memory = budget ?? new PixelBudget(limits.memoryInFlight);
   return {
     name: 'image',
     kind: 'image',
@@ -52,7 +61,7 @@ export function createImageProcessor(options: ImageProcessorOptions = {}, budget
     outputFormats: [...RASTER_OUTPUT_FORMATS, ...EXTRA_OUTPUT_FORMATS],
     paramsSchema: imageParamsSchema,
     checkParams: checkImageParams,
-    process: (request) => processImage(request, limits, pixels),
+    process: (request) => processImage(request, limits, memory),
   };
 }
 
@@ -89,7 +98,7 @@ async function processImage(
   const metadata = request.wantMetadata ? describeImage(source.inputMeta, inputFormat) : undefined;
   request.signal.throwIfAborted();
 
-  const release = await budget.acquire(decodedPixels(source.meta, source.frames), request.signal);
+  const release = await budget.acquire(memoryShare(source.meta, source.frames), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   const abandoned: Promise<unknown>[] = [];
   try {
@@ -102,7 +111,7 @@ async function processImage(
       target,
     );
   } finally {
-    // An encode that outlived the job still holds its pixels: release the budget when it ends.
+    // An encode that outlived the job still holds its memory: release the budget when it ends.
     if (abandoned.length === 0) release();
     else void Promise.allSettled(abandoned).then(release);
   }
@@ -117,13 +126,4 @@ async function processImage(
     transformed: hasGeometry(params) || output.format !== inputFormat || inputFormat === 'svg',
     ...(metadata === undefined ? {} : { metadata }),
   };
-}
-
-/** Pixels a job decodes: an animation opened whole reports its strip height, otherwise one page's. */
-function decodedPixels(
-  meta: { width?: number; height?: number; pageHeight?: number },
-  frames: number,
-): number {
-  const width = meta.width ?? 0;
-  return meta.pageHeight ? width * meta.pageHeight * Math.max(1, frames) : width * (meta.height ?? 0);
 }

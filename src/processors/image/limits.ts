@@ -17,8 +17,11 @@ export interface ImageLimits {
   svgMaxDepth: number;
   /** Elements accepted in an SVG (svgo's time grows faster than the element count). */
   svgMaxElements: number;
-  /** Decoded pixels that all image jobs of this process may hold at once (see shared/admission-budget.ts). */
-  pixelsInFlight: number;
+  /**
+   * Bytes of decoded image data that all image jobs of this process may hold at once (see
+   * `memoryShare`); at least the share of the largest accepted image (`largestImageShare`).
+   */
+  memoryInFlight: number;
 }
 
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
@@ -30,8 +33,52 @@ export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
   // Icons, logos and charts have far fewer. svgo's multipass took 6 s for 10,000 and 100 s for 49,000
   // (one busy core); the time budget kills the child process of anything slower.
   svgMaxElements: 50_000,
-  pixelsInFlight: 40_000_000,
+  memoryInFlight: 400_000_000,
 };
+
+/**
+ * Copies of its decoded pixels an image job holds at its peak: libvips' decoded input and the encoder's
+ * or the quality search's working copy (bench/memory: a 49 MP flat PNG peaks 2.2 copies above the idle
+ * process, a 24 MP JPEG at the high level 2.0; fixed costs such as the score's planes come on top).
+ */
+export const WORKING_COPIES = 2;
+
+/** Bytes of one sample for sharp's `depth` names; 8-bit unless the header says otherwise. */
+const SAMPLE_BYTES: Record<string, number> = {
+  uchar: 1,
+  char: 1,
+  ushort: 2,
+  short: 2,
+  uint: 4,
+  int: 4,
+  float: 4,
+  double: 8,
+  complex: 8,
+  dpcomplex: 16,
+};
+
+/**
+ * A job's share of the in-flight budget: its decoded pixels (all frames of an animation) × channels ×
+ * bytes per sample × the working copies. Bare pixels undercounted RGBA and 16-bit images by 4-8×.
+ */
+export function memoryShare(
+  meta: { width?: number; height?: number; pageHeight?: number; channels?: number; depth?: string },
+  frames: number,
+): number {
+  const width = meta.width ?? 0;
+  const pixels = meta.pageHeight ? width * meta.pageHeight * Math.max(1, frames) : width * (meta.height ?? 0);
+  const sampleBytes = SAMPLE_BYTES[meta.depth ?? 'uchar'] ?? 1;
+  return pixels * (meta.channels ?? 4) * sampleBytes * WORKING_COPIES;
+}
+
+/**
+ * The share of the largest image accepted, as 8-bit RGBA: the budget must hold it, or such an image
+ * would never fit and the budget would bound nothing. (A deeper image of that size is clamped to the
+ * whole budget and runs alone.)
+ */
+export function largestImageShare(limits: Pick<ImageLimits, 'maxPixels'>): number {
+  return memoryShare({ width: limits.maxPixels, height: 1, channels: 4, depth: 'uchar' }, 1);
+}
 
 /** Refuses an input from its header: more pixels (over all frames) or frames than the limits allow. */
 export function checkPixelLimits(width: number, height: number, frames: number, limits: ImageLimits): void {

@@ -17,6 +17,7 @@ import { createImageProcessor } from '../../../src/processors/image/image-proces
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { writeBmp, writeIco } from '../../support/bmp-writer.ts';
 import { corpus, corpusDir } from '../../support/corpus.ts';
+import { TEST_TIME_BUDGET_MS } from './run-image.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
 const dir = await mkdtemp(join(tmpdir(), 'presso-image-contract-'));
@@ -44,7 +45,7 @@ const bmp = writeBmp({
   rgba: new Uint8Array(small.data),
 });
 
-processorContract('image', () => createImageProcessor({}), {
+processorContract('image', () => createImageProcessor({ timeBudgetMs: TEST_TIME_BUDGET_MS }), {
   byFormat: {
     jpeg,
     png: corpus.chelsea,

@@ -11,12 +11,13 @@ import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
+import { WORKING_COPIES } from '../../../src/processors/image/limits.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
 import { useScratch } from '../../support/scratch.ts';
-import { removeWorkDirs, runImage } from './run-image.ts';
+import { removeWorkDirs, runImage, TEST_TIME_BUDGET_MS } from './run-image.ts';
 
 const scratch = useScratch('presso-limits-');
 after(removeWorkDirs);
@@ -30,7 +31,7 @@ async function runWith(
   const detected = await detectFile(path);
   assert.ok(detected !== undefined);
   const workDir = await mkdtemp(join(scratch(), 'job-'));
-  return createImageProcessor(options).process({
+  return createImageProcessor({ timeBudgetMs: TEST_TIME_BUDGET_MS, ...options }).process({
     input: { ...detected, path, name: basename(path), size: (await stat(path)).size },
     params,
     workDir,
@@ -162,7 +163,12 @@ describe('image processor: limits and safety', () => {
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
-    assert.equal(budget.inUse, 3000 * 2250, 'the abandoned encode still holds its pixels');
+    // 6.75 MP × 3 channels × 1 byte × the working copies.
+    assert.equal(
+      budget.inUse,
+      3000 * 2250 * 3 * WORKING_COPIES,
+      'the abandoned encode still holds its share',
+    );
     await untilHangGuard(() => budget.inUse === 0);
     assert.equal(budget.inUse, 0, 'released when the encode ended');
   });

@@ -115,7 +115,11 @@ export async function decodeJpegMosaic(jpeg: Buffer, options: MosaicOptions): Pr
   if (layout === undefined) return decodeRgb(jpeg);
   const tiles: RgbImage[] = [];
   for (const y0 of layout.ys) {
-    const band = await decodeRgb(sharp(jpeg).extract({ left: 0, top: y0, width, height: layout.tile }));
+    // Sequential access: libvips streams the rows above the band instead of decoding the whole image
+    // first (a band of a 49 MP PNG held 196 MB that way).
+    const band = await decodeRgb(
+      sharp(jpeg, { sequentialRead: true }).extract({ left: 0, top: y0, width, height: layout.tile }),
+    );
     tiles.push(...cutTiles(band, 0, layout.xs, layout.tile));
   }
   return stitch({ tiles, cols: layout.xs.length, rows: layout.ys.length });

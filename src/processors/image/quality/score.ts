@@ -41,13 +41,14 @@ export function scoreAgainstMosaic(referenceMosaic: RgbImage, output: RgbImage):
   return ssimulacra2(a, b);
 }
 
-/** `scoreAgainstMosaic` of an encoded output; a JPEG is decoded band by band (quality/pixels.ts). */
+/** `scoreAgainstMosaic` of an encoded output; a JPEG or PNG is decoded band by band (quality/pixels.ts). */
 export async function scoreEncodedAgainstMosaic(
   referenceMosaic: RgbImage,
   output: Buffer,
   format: string,
 ): Promise<number> {
-  const decoded = format === 'jpeg' ? await decodeJpegMosaic(output, SCORE_MOSAIC) : await decodeRgb(output);
+  const banded = format === 'jpeg' || format === 'png';
+  const decoded = banded ? await decodeJpegMosaic(output, SCORE_MOSAIC) : await decodeRgb(output);
   return scoreAgainstMosaic(referenceMosaic, decoded);
 }
 

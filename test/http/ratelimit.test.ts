@@ -1,9 +1,10 @@
 /** The rolling-window rate limit: 429 with Retry-After, and the X-RateLimit-* headers on every answer. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { assertErrorBody } from '../api/helpers.ts';
 import { corpus } from '../support/corpus.ts';
-import { bearer, startTestPresso, type TestPresso } from '../support/presso.ts';
-import { assertErrorBody } from './helpers.ts';
+import { buildTestApp, type TestApp } from '../support/http-app.ts';
+import { bearer } from '../support/presso.ts';
 
 const rateHeaders = (response: { headers: { get(name: string): string | null } }) => ({
   limit: response.headers.get('x-ratelimit-limit'),
@@ -12,11 +13,11 @@ const rateHeaders = (response: { headers: { get(name: string): string | null } }
 });
 
 describe('rate limit', () => {
-  let presso: TestPresso;
+  let presso: TestApp;
   before(async () => {
-    presso = await startTestPresso();
+    presso = await buildTestApp();
   });
-  after(() => presso?.stop());
+  after(() => presso?.close());
 
   test('the 4th request of an account limited to 3 is 429 with Retry-After and the headers', async () => {
     const { key } = await presso.createAccount('limited', 3);

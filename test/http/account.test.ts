@@ -2,14 +2,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { corpus } from '../support/corpus.ts';
-import { startTestPresso, type TestPresso } from '../support/presso.ts';
+import { buildTestApp, type TestApp } from '../support/http-app.ts';
 
 describe('account, OpenAPI, health', () => {
-  let presso: TestPresso;
+  let presso: TestApp;
   before(async () => {
-    presso = await startTestPresso();
+    presso = await buildTestApp();
   });
-  after(() => presso?.stop());
+  after(() => presso?.close());
 
   test('GET /1.0/account returns id, name, rate limit and usage', async () => {
     const upload = await presso.upload(corpus.chelsea);
@@ -26,7 +26,7 @@ describe('account, OpenAPI, health', () => {
       usage: { requests: number; jobs: number; bytesIn: number; bytesOut: number };
     };
     assert.equal(body.id, presso.account.id);
-    assert.equal(body.name, 'api-test');
+    assert.equal(body.name, 'http-test');
     assert.ok(!Number.isNaN(Date.parse(body.createdAt)));
     assert.equal(body.rateLimit.limit, 100_000);
     assert.equal(body.rateLimit.remaining, Number(response.headers.get('x-ratelimit-remaining')));

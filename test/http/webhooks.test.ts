@@ -1,0 +1,159 @@
+/**
+ * Webhooks through app.inject(): the completed and failed records are POSTed signed, retried on 5xx,
+ * listed per job, and refused addresses are 422. One real delivery runs end to end in test/api.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { verifyWebhook } from '../../src/webhooks/signature.ts';
+import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
+import { corpus } from '../support/corpus.ts';
+import { buildTestApp, type TestApp } from '../support/http-app.ts';
+import { sleep } from '../support/presso.ts';
+import { type Receiver, startReceiver } from '../support/receiver.ts';
+
+interface Delivery {
+  id: string;
+  jobId: string;
+  url: string;
+  state: string;
+  attempts: Array<{ attempt: number; statusCode?: number; error?: string; at: string; durationMs: number }>;
+}
+
+describe('webhooks', () => {
+  let presso: TestApp;
+  let receiver: Receiver;
+  /** Status codes the receiver answers with, per path, in order; 200 once a list is used up. */
+  const script = new Map<string, number[]>();
+
+  before(async () => {
+    receiver = await startReceiver((req, res) => {
+      const codes = script.get(req.url);
+      const code = codes?.shift() ?? 200;
+      res.writeHead(code, { 'content-type': 'text/plain' }).end(code === 200 ? 'ok' : 'broken');
+    });
+    presso = await buildTestApp({
+      env: { PRESSO_OUTBOUND_ALLOW: '127.0.0.1/32', PRESSO_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms' },
+    });
+  });
+  after(async () => {
+    await presso?.close();
+    await receiver?.close();
+  });
+
+  const deliveriesOf = async (jobId: string): Promise<Delivery[]> => {
+    const response = await presso.request(`/1.0/webhooks?job=${jobId}`);
+    assert.equal(response.status, 200);
+    return ((await response.json()) as { deliveries: Delivery[] }).deliveries;
+  };
+
+  test('a webhook request is 202 and the receiver gets the signed completed record', async () => {
+    const response = await presso.upload(corpus.chelsea, {
+      webhook: { url: `${receiver.origin}/hook` },
+      image: { resize: { width: 120 } },
+    });
+    assert.equal(response.status, 202);
+    const ack = (await response.json()) as { id: string; status: string };
+    assert.deepEqual(ack, { id: ack.id, status: 'enqueued' });
+
+    const [hook] = (await receiver.waitFor(1)).filter((r) => r.url === '/hook');
+    assert.ok(hook);
+    assert.equal(hook.method, 'POST');
+    assert.match(String(hook.headers['content-type']), /^application\/json/);
+    assert.match(String(hook.headers['user-agent']), /^Presso\/1\.0 \(\+.+\)$/);
+    const raw = hook.body.toString('utf8');
+    assert.equal(verifyWebhook(presso.account.webhookSecret, hook.headers, raw), true);
+    assert.equal(verifyWebhook(presso.account.webhookSecret, hook.headers, `${raw} `), false);
+    assert.equal(verifyWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, hook.headers, raw), false);
+
+    const record = JSON.parse(raw) as CompletedResult;
+    assert.equal(record.id, ack.id);
+    assert.equal(record.status, 'completed');
+    // The same record the status endpoint serves.
+    const polled = await presso.request(`/1.0/jobs/${ack.id}`);
+    assert.deepEqual(await polled.json(), record);
+    assert.equal((await download(presso, record)).length, record.output.size);
+
+    const deliveries = await deliveriesOf(ack.id);
+    assert.equal(deliveries.length, 1);
+    assert.equal(deliveries[0]!.id, hook.headers['webhook-id']);
+  });
+
+  test('a receiver answering 500 twice is retried, and the listing shows 3 attempts', async () => {
+    script.set('/flaky', [500, 500, 200]);
+    const before = receiver.requests.length;
+    const response = await presso.upload(corpus.chelsea, { webhook: { url: `${receiver.origin}/flaky` } });
+    assert.equal(response.status, 202);
+    const { id } = (await response.json()) as { id: string };
+    await receiver.waitFor(before + 3);
+
+    let deliveries: Delivery[] = [];
+    for (let i = 0; i < 50; i++) {
+      deliveries = await deliveriesOf(id);
+      if (deliveries[0]?.state === 'succeeded') break;
+      await sleep(100);
+    }
+    assert.equal(deliveries.length, 1);
+    const [delivery] = deliveries;
+    assert.equal(delivery!.state, 'succeeded');
+    assert.equal(delivery!.jobId, id);
+    assert.equal(delivery!.url, `${receiver.origin}/flaky`);
+    assert.deepEqual(
+      delivery!.attempts.map((a) => [a.attempt, a.statusCode]),
+      [
+        [1, 500],
+        [2, 500],
+        [3, 200],
+      ],
+    );
+    // Every attempt carried the same delivery id and a valid signature over the same body.
+    const hooks = receiver.requests.slice(before).filter((r) => r.url === '/flaky');
+    assert.equal(hooks.length, 3);
+    for (const hook of hooks) {
+      assert.equal(hook.headers['webhook-id'], delivery!.id);
+      assert.equal(
+        verifyWebhook(presso.account.webhookSecret, hook.headers, hook.body.toString('utf8')),
+        true,
+      );
+      assert.deepEqual(hook.body, hooks[0]!.body);
+    }
+  });
+
+  test('a failed job is delivered with the failed record', async () => {
+    const before = receiver.requests.length;
+    const response = await presso.upload(
+      Buffer.from('not an image'),
+      { webhook: { url: `${receiver.origin}/fail` } },
+      undefined,
+      'x.txt',
+    );
+    assert.equal(response.status, 202);
+    const { id } = (await response.json()) as { id: string };
+    const hook = (await receiver.waitFor(before + 1)).slice(before).find((r) => r.url === '/fail');
+    assert.ok(hook);
+    const record = JSON.parse(hook.body.toString('utf8')) as Record<string, unknown>;
+    assert.equal(record.id, id);
+    assert.equal(record.status, 'failed');
+    assert.equal(record.success, false);
+    assert.equal(typeof record.message, 'string');
+  });
+
+  test('a webhook URL on a refused address is 422 on webhook.url', async () => {
+    const response = await presso.upload(corpus.chelsea, { webhook: { url: 'http://10.1.2.3/hook' } });
+    const body = await assertErrorBody(response, 422);
+    assert.deepEqual(
+      (body.errors as Array<{ field: string }>).map((e) => e.field),
+      ['webhook.url'],
+    );
+  });
+
+  test("listing the deliveries of another account's job is 404", async () => {
+    const response = await presso.upload(corpus.chelsea, { webhook: { url: `${receiver.origin}/hook` } });
+    const { id } = (await response.json()) as { id: string };
+    const other = await presso.createAccount('other-webhooks');
+    await assertErrorBody(
+      await presso.request(`/1.0/webhooks?job=${id}`, { auth: `Bearer ${other.key}` }),
+      404,
+    );
+    await presso.waitForJob(id);
+  });
+});
