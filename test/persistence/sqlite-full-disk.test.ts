@@ -124,6 +124,32 @@ describe('SQLite queue and webhook store on a full disk', () => {
     assert.deepEqual(ran, ['later'], 'run exactly once');
   });
 
+  test('stop() records an outcome the full disk held back, so the next start does not run the job again', async () => {
+    const logger = recordingLogger();
+    const db = openDatabase(join(fs.dir, 'stop.db'));
+    dbs.push(db);
+    // No poll during the test: only stop() can retry the write once space is back.
+    const queue = new SqliteJobQueue(db, { pollMs: 3_600_000, retryDelayMs: 0, logger: logger.logger });
+    queues.push(queue);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await queue.enqueue('finished-while-full');
+    queue.start(() => gate, 1);
+    await until(() => db.prepare(`SELECT state FROM queue`).get()?.state === 'active', 'the job runs');
+    await fs.fill();
+    release();
+    await until(
+      () => logger.messages().includes('queue could not record a job outcome; retrying'),
+      'the delete failed',
+    );
+    await fs.free();
+    assert.equal(await queue.size(), 1, 'still held: nothing retried the write yet');
+    await queue.stop(100);
+    assert.equal(await queue.size(), 0, 'the finished job is not left for the next start');
+  });
+
   test('a webhook delivery written to a full database fails instead of being reported stored', async () => {
     const db = openDatabase(join(fs.dir, 'webhooks.db'));
     dbs.push(db);
