@@ -20,7 +20,7 @@ interface DeliveryRow {
   account_id: string;
   url: string;
   payload: string;
-  state: string;
+  state: WebhookDeliveryState;
   attempts: number;
   next_attempt_at: number | null;
   created_at: number;
@@ -201,7 +201,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     accountId: row.account_id,
     url: row.url,
     payload: row.payload,
-    state: row.state as WebhookDeliveryState,
+    state: row.state,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at ?? undefined,
     createdAt: row.created_at,
