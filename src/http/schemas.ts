@@ -1,47 +1,38 @@
-/** Response schemas shared by the routes; they feed the generated OpenAPI document. */
+/**
+ * Response schemas shared by the routes; they feed the generated OpenAPI document. A job's shapes
+ * are declared in `jobs/` (the records the services build) and only re-used here.
+ */
 import { Type } from 'typebox';
-import { FILE_KINDS } from '../media/formats.ts';
+import { JobStatusSchema } from '../jobs/job.ts';
+import {
+  CompletedRecordSchema,
+  FailedRecordSchema,
+  RunningRecordSchema,
+  SyncResultSchema,
+} from '../jobs/job-record.ts';
 
-export const FileDescriptorSchema = Type.Object(
-  {
-    name: Type.String(),
-    type: Type.Union(FILE_KINDS.map((k) => Type.Literal(k))),
-    format: Type.String({ examples: ['jpeg'] }),
-    mime: Type.String({ examples: ['image/jpeg'] }),
-    size: Type.Integer({ description: 'Bytes.' }),
-    sha1: Type.String({ pattern: '^[0-9a-f]{40}$' }),
-  },
-  { title: 'FileDescriptor' },
-);
+export { SyncResultSchema };
 
-const Metadata = Type.Optional(
-  Type.Object({}, { additionalProperties: true, description: 'With "metadata": true.' }),
-);
+/** An asynchronous request's answer: the job's record while it is not finished. */
+export const AcknowledgementSchema = RunningRecordSchema;
 
-export const SyncResultSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  url: Type.String({
-    description: 'Temporary download URL (2 hours) or the object URL in an external store.',
-  }),
-  input: FileDescriptorSchema,
-  output: FileDescriptorSchema,
-  metadata: Metadata,
-});
+const completed = CompletedRecordSchema.properties;
+const failed = FailedRecordSchema.properties;
 
-export const AcknowledgementSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  status: Type.Union([Type.Literal('enqueued'), Type.Literal('processing')]),
-});
-
-export const JobStatusSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  status: Type.Union(['enqueued', 'processing', 'completed', 'failed'].map((s) => Type.Literal(s))),
-  success: Type.Optional(Type.Literal(false)),
-  message: Type.Optional(Type.String()),
-  url: Type.Optional(Type.String()),
-  input: Type.Optional(FileDescriptorSchema),
-  output: Type.Optional(FileDescriptorSchema),
-  metadata: Metadata,
+/**
+ * `GET /1.0/jobs/{id}`: any of the job's records (`JobRecordSchema` is the exact union), as one
+ * object in which only `id` and `status` are always present. One object, not `anyOf`, so the
+ * response serialiser need not try each record's schema in turn to pick one.
+ */
+export const JobRecordResponseSchema = Type.Object({
+  id: RunningRecordSchema.properties.id,
+  status: JobStatusSchema,
+  success: Type.Optional(failed.success),
+  message: Type.Optional(failed.message),
+  url: Type.Optional(completed.url),
+  input: Type.Optional(completed.input),
+  output: Type.Optional(completed.output),
+  metadata: completed.metadata,
 });
 
 export const ErrorSchema = Type.Object(

@@ -1,46 +1,76 @@
-/** The public shapes of a job (service-interface.md "Job status / result record"), shared by the API and webhooks. */
-import type { FileDescriptor, Job } from './job.ts';
+/**
+ * The public shapes of a job, as `docs/api.md` documents them: the synchronous result, and the job
+ * record of `GET /1.0/jobs/{id}` and of webhook deliveries. Each is a TypeBox schema declared once
+ * here; the TypeScript types are derived from them, and `http/schemas.ts` builds the response
+ * schemas (so the OpenAPI document) from the same pieces.
+ */
+import { type Static, Type } from 'typebox';
+import { type FileDescriptor, FileDescriptorSchema, type Job } from './job.ts';
 
-export interface CompletedRecord {
-  id: string;
-  status?: 'completed';
-  url: string;
-  input: FileDescriptor;
-  output: FileDescriptor;
-  metadata?: Record<string, unknown>;
-}
+const JobId = Type.String({ format: 'uuid' });
 
-export interface FailedRecord {
-  success: false;
-  id: string;
-  status: 'failed';
-  message: string;
-}
+/** The output's metadata, present only when the request asked for it. */
+export const MetadataSchema = Type.Object(
+  {},
+  { additionalProperties: true, description: 'With "metadata": true.' },
+);
 
-export interface RunningRecord {
-  id: string;
-  status: 'enqueued' | 'processing';
-}
+/** What a synchronous request answers with: the completed job, without a `status`. */
+export const SyncResultSchema = Type.Object({
+  id: JobId,
+  url: Type.String({
+    description: 'Temporary download URL (2 hours) or the object URL in an external store.',
+  }),
+  input: FileDescriptorSchema,
+  output: FileDescriptorSchema,
+  metadata: Type.Optional(MetadataSchema),
+});
+export type SyncResult = Static<typeof SyncResultSchema>;
 
-export type JobRecord = CompletedRecord | FailedRecord | RunningRecord;
+/** A job that ended well: the synchronous result plus its status. */
+export const CompletedRecordSchema = Type.Object({
+  ...SyncResultSchema.properties,
+  status: Type.Literal('completed'),
+});
+export type CompletedRecord = Static<typeof CompletedRecordSchema>;
 
-function completed(job: Job): CompletedRecord {
+/** A job that failed: the catalogued error's public message, in the error body's shape. */
+export const FailedRecordSchema = Type.Object({
+  success: Type.Literal(false),
+  id: JobId,
+  status: Type.Literal('failed'),
+  message: Type.String(),
+});
+export type FailedRecord = Static<typeof FailedRecordSchema>;
+
+/** A job not finished yet; also the acknowledgement of an asynchronous request. */
+export const RunningRecordSchema = Type.Object({
+  id: JobId,
+  status: Type.Union([Type.Literal('enqueued'), Type.Literal('processing')]),
+});
+export type RunningRecord = Static<typeof RunningRecordSchema>;
+
+export const JobRecordSchema = Type.Union([CompletedRecordSchema, FailedRecordSchema, RunningRecordSchema]);
+export type JobRecord = Static<typeof JobRecordSchema>;
+
+/** The synchronous result of a completed job. */
+export function syncResult(job: Job): SyncResult {
   const output = job.output!;
-  const record: CompletedRecord = {
+  const result: SyncResult = {
     id: job.id,
     url: output.url,
     input: job.input as FileDescriptor,
     output: output.descriptor,
   };
-  if (output.metadata) record.metadata = output.metadata;
-  return record;
+  if (output.metadata) result.metadata = output.metadata;
+  return result;
 }
 
 /** The record of `GET /1.0/jobs/{id}` and of webhook deliveries. */
 export function jobRecord(job: Job): JobRecord {
   switch (job.status) {
     case 'completed':
-      return { ...completed(job), status: 'completed' };
+      return { ...syncResult(job), status: 'completed' };
     case 'failed':
       return {
         success: false,
@@ -51,9 +81,4 @@ export function jobRecord(job: Job): JobRecord {
     default:
       return { id: job.id, status: job.status };
   }
-}
-
-/** A synchronous result is the completed record without `status` (ref). */
-export function syncResult(job: Job): CompletedRecord {
-  return completed(job);
 }

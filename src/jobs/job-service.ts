@@ -3,7 +3,6 @@
  * synchronous requests waits for the outcome up to the synchronous time-out. It knows nothing of
  * HTTP: routes translate its results.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError, toPressoError } from '../errors/catalog.ts';
@@ -40,10 +39,6 @@ export class JobService {
   constructor(deps: JobServiceDeps, options: JobServiceOptions) {
     this.#deps = deps;
     this.#options = options;
-  }
-
-  newJobId(): string {
-    return randomUUID();
   }
 
   /** Where an upload streams to before it is handed to the file store. */

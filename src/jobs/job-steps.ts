@@ -82,7 +82,10 @@ const processFile: JobStep = {
   },
 };
 
-/** decisions.md: when neither format nor size was asked to change, the output is never larger than the input. */
+/**
+ * The never-larger rule: when the request changed neither the format nor the size (nothing
+ * `transformed`), a result that is not smaller than the input is replaced by the input itself.
+ */
 const keepSmaller: JobStep = {
   name: 'keep-smaller',
   async run(c) {

@@ -1,18 +1,35 @@
-/** The job record: what was asked, where the input came from, and how it ended. */
+/**
+ * The job record: what was asked, where the input came from, and how it ended. The shapes the API
+ * also shows (the status list, a file's descriptor) are TypeBox schemas, declared once here; their
+ * TypeScript types are derived from them, and the HTTP schemas re-use them.
+ */
+import { type Static, Type } from 'typebox';
 import type { ErrorRecord } from '../errors/catalog.ts';
-import type { FileKind } from '../media/formats.ts';
+import { FILE_KINDS, type FileKind } from '../media/formats.ts';
 
-export type JobStatus = 'enqueued' | 'processing' | 'completed' | 'failed';
+export const JobStatusSchema = Type.Union([
+  Type.Literal('enqueued'),
+  Type.Literal('processing'),
+  Type.Literal('completed'),
+  Type.Literal('failed'),
+]);
+export type JobStatus = Static<typeof JobStatusSchema>;
 
-export interface FileDescriptor {
-  name: string;
-  type: FileKind;
-  format: string;
-  mime: string;
-  /** Bytes. */
-  size: number;
-  sha1: string;
-}
+/** What the API tells about a file: the input as detected, or the output as written. */
+export const FileDescriptorSchema = Type.Object(
+  {
+    name: Type.String(),
+    // Built from the list, so a new kind needs no edit here; TypeBox cannot type a union mapped from
+    // an array (it infers never), hence the stated static type.
+    type: Type.Unsafe<FileKind>(Type.Union(FILE_KINDS.map((kind) => Type.Literal(kind)))),
+    format: Type.String({ examples: ['jpeg'] }),
+    mime: Type.String({ examples: ['image/jpeg'] }),
+    size: Type.Integer({ description: 'Bytes.' }),
+    sha1: Type.String({ pattern: '^[0-9a-f]{40}$' }),
+  },
+  { title: 'FileDescriptor' },
+);
+export type FileDescriptor = Static<typeof FileDescriptorSchema>;
 
 /** Facts about the input known before detection (name, size, hash), filled in as it arrives. */
 export interface ReceivedFile {

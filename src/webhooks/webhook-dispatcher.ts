@@ -2,19 +2,16 @@
  * Sends webhook deliveries: signed POSTs through the outbound client (so the address guard applies),
  * retried on transient failures along `retrySchedule`. The store is the source of truth: a delivery
  * is stored before its first attempt and rescheduled there between attempts, so a restart loses
- * nothing. Deliveries are picked up when enqueued, when a retry falls due and by a slow poll.
+ * nothing. Deliveries are picked up when enqueued, when a retry falls due and by a slow poll; the
+ * claim-and-send machinery (concurrency, kick, poll, graceful stop) is `WorkPool`'s.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { PressoError } from '../errors/catalog.ts';
+import { WorkPool } from '../jobs/work-pool.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { signWebhook } from './signature.ts';
 import type { WebhookDelivery, WebhookStore } from './webhook-store.ts';
-
-export interface WebhookLogger {
-  info(object: object, message?: string): void;
-  warn(object: object, message?: string): void;
-  error(object: object, message?: string): void;
-}
 
 export interface WebhookDispatcherOptions {
   store: WebhookStore;
@@ -33,7 +30,7 @@ export interface WebhookDispatcherOptions {
   /** How long `stop()` waits for attempts in flight before aborting them (default `timeoutMs`). */
   stopGraceMs?: number;
   now?: () => number;
-  logger?: WebhookLogger;
+  logger?: Logger;
 }
 
 export interface EnqueueWebhook {
@@ -50,19 +47,33 @@ const DEFAULT_POLL_MS = 5000;
 export class WebhookDispatcher {
   readonly #options: WebhookDispatcherOptions;
   readonly #now: () => number;
-  readonly #concurrency: number;
-  readonly #inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  readonly #pollMs: number;
+  readonly #pool: WorkPool<WebhookDelivery>;
   #wakeTimer: NodeJS.Timeout | undefined;
-  #pollTimer: NodeJS.Timeout | undefined;
-  #running = false;
-  #pumping = false;
-  #pumpAgain = false;
   #resetPending = false;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#concurrency = Math.max(1, options.concurrency ?? 16);
+    this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_MS;
+    const store = options.store;
+    this.#pool = new WorkPool<WebhookDelivery>(
+      {
+        claim: (limit) => store.claimDue(this.#now(), limit),
+        idOf: (delivery) => delivery.id,
+        process: (delivery, signal) => this.#send(delivery, signal),
+        release: async (deliveries) => {
+          for (const d of deliveries) await store.reschedule(d.id, this.#now(), this.#now());
+        },
+        beforeClaims: () => this.#resetInterrupted(),
+        afterClaims: () => this.#scheduleWake(),
+        onPumpError: (error) =>
+          options.logger?.error({ err: error }, 'webhook dispatcher failed to claim deliveries'),
+        onWorkError: (error, deliveryId) =>
+          options.logger?.error({ err: error, deliveryId }, 'webhook attempt failed unexpectedly'),
+      },
+      { concurrency: options.concurrency ?? 16, pollMs: this.#pollMs },
+    );
   }
 
   /** Stores a delivery (sent as soon as the dispatcher runs) and returns its id. */
@@ -74,19 +85,19 @@ export class WebhookDispatcher {
       { id, jobId: input.jobId, accountId: input.accountId, url: input.url, payload },
       this.#now(),
     );
-    this.#kick();
+    this.#pool.kick();
     return id;
   }
 
   /** Sends a finished delivery again. False when it is unknown (for that account) or not finished. */
   async replay(deliveryId: string, accountId?: string): Promise<boolean> {
     const delivery = await this.#options.store.replay(deliveryId, this.#now(), accountId);
-    if (delivery) this.#kick();
+    if (delivery) this.#pool.kick();
     return delivery !== undefined;
   }
 
   async start(): Promise<void> {
-    if (this.#running) return;
+    if (this.#pool.running) return;
     // A full database must not stop the process from starting: the reset is then retried by the pump.
     this.#resetPending = true;
     await this.#resetInterrupted().catch((error: unknown) => {
@@ -95,10 +106,7 @@ export class WebhookDispatcher {
         'could not resume interrupted webhook deliveries; retrying',
       );
     });
-    this.#running = true;
-    this.#pollTimer = setInterval(() => this.#kick(), this.#options.pollIntervalMs ?? DEFAULT_POLL_MS);
-    this.#pollTimer.unref();
-    this.#kick();
+    this.#pool.start();
   }
 
   /** Rows left 'sending' by a dead process go back to pending; before any claim of ours, which this would undo. */
@@ -112,59 +120,10 @@ export class WebhookDispatcher {
 
   /** Stops taking work; attempts in flight get the grace period, then are aborted and rescheduled. */
   async stop(): Promise<void> {
-    this.#running = false;
-    clearInterval(this.#pollTimer);
     clearTimeout(this.#wakeTimer);
-    const finished = Promise.allSettled([...this.#inFlight.values()].map((a) => a.done));
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      finished.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), this.#options.stopGraceMs ?? this.#options.timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (timedOut) {
-      for (const active of this.#inFlight.values()) active.controller.abort(new Error('shutting down'));
-      await finished;
-    }
-  }
-
-  #kick(): void {
-    if (this.#running) void this.#pump();
-  }
-
-  /** Claims due deliveries while there is capacity. One pump at a time; a kick meanwhile re-runs it. */
-  async #pump(): Promise<void> {
-    if (this.#pumping) {
-      this.#pumpAgain = true;
-      return;
-    }
-    this.#pumping = true;
-    try {
-      await this.#resetInterrupted();
-      do {
-        this.#pumpAgain = false;
-        while (this.#running && this.#inFlight.size < this.#concurrency) {
-          const batch = await this.#options.store.claimDue(
-            this.#now(),
-            this.#concurrency - this.#inFlight.size,
-          );
-          if (batch.length === 0) break;
-          if (!this.#running) {
-            // stop() came while claiming: hand these back rather than send untracked attempts.
-            for (const d of batch) await this.#options.store.reschedule(d.id, this.#now(), this.#now());
-            break;
-          }
-          for (const delivery of batch) this.#launch(delivery);
-        }
-        await this.#scheduleWake();
-      } while (this.#pumpAgain && this.#running);
-    } catch (error) {
-      this.#options.logger?.error({ err: error }, 'webhook dispatcher failed to claim deliveries');
-    } finally {
-      this.#pumping = false;
-    }
+    await this.#pool.stop(this.#options.stopGraceMs ?? this.#options.timeoutMs);
+    // A pump that was claiming when stop() came may have armed the wake-up meanwhile.
+    clearTimeout(this.#wakeTimer);
   }
 
   /** Wakes up when the next pending delivery falls due, so retries do not wait for the slow poll. */
@@ -172,33 +131,29 @@ export class WebhookDispatcher {
     clearTimeout(this.#wakeTimer);
     this.#wakeTimer = undefined;
     // At capacity, the next finished attempt kicks the pump anyway.
-    if (!this.#running || this.#inFlight.size >= this.#concurrency) return;
+    if (!this.#pool.hasRoom) return;
     const due = await this.#options.store.nextDueAt();
-    if (due === undefined || !this.#running) return;
+    if (due === undefined || !this.#pool.running) return;
     // Far-off retries are left to the poll (setTimeout cannot wait more than ~24 days anyway).
-    const delay = Math.min(Math.max(0, due - this.#now()), this.#options.pollIntervalMs ?? DEFAULT_POLL_MS);
+    const delay = Math.min(Math.max(0, due - this.#now()), this.#pollMs);
     clearTimeout(this.#wakeTimer);
-    this.#wakeTimer = setTimeout(() => this.#kick(), delay);
+    this.#wakeTimer = setTimeout(() => this.#pool.kick(), delay);
     this.#wakeTimer.unref();
   }
 
-  #launch(delivery: WebhookDelivery): void {
-    const controller = new AbortController();
-    const done = this.#attempt(delivery, controller.signal)
-      .catch(async (error: unknown) => {
-        this.#options.logger?.error(
-          { err: error, deliveryId: delivery.id },
-          'webhook attempt bookkeeping failed',
-        );
-        // Best effort: do not leave the delivery 'sending' until the next restart.
-        const retryAt = this.#now() + (this.#options.retrySchedule[0] ?? 0);
-        await this.#options.store.reschedule(delivery.id, retryAt, this.#now()).catch(() => {});
-      })
-      .finally(() => {
-        this.#inFlight.delete(delivery.id);
-        this.#kick();
-      });
-    this.#inFlight.set(delivery.id, { controller, done });
+  /** One attempt; when its own bookkeeping fails, the delivery is rescheduled rather than left 'sending'. */
+  async #send(delivery: WebhookDelivery, stopSignal: AbortSignal): Promise<void> {
+    try {
+      await this.#attempt(delivery, stopSignal);
+    } catch (error) {
+      this.#options.logger?.error(
+        { err: error, deliveryId: delivery.id },
+        'webhook attempt bookkeeping failed',
+      );
+      // Best effort: do not leave the delivery 'sending' until the next restart.
+      const retryAt = this.#now() + (this.#options.retrySchedule[0] ?? 0);
+      await this.#options.store.reschedule(delivery.id, retryAt, this.#now()).catch(() => {});
+    }
   }
 
   async #attempt(delivery: WebhookDelivery, stopSignal: AbortSignal): Promise<void> {

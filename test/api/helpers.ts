@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { Response } from 'undici';
+import type { CompletedRecord, SyncResult } from '../../src/jobs/job-record.ts';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,22 +23,8 @@ export async function assertErrorBody(response: Response, status: number): Promi
   return body;
 }
 
-export interface Descriptor {
-  name: string;
-  type: string;
-  format: string;
-  mime: string;
-  size: number;
-  sha1: string;
-}
-
-export interface CompletedResult {
-  id: string;
-  status?: string;
-  url: string;
-  input: Descriptor;
-  output: Descriptor;
-}
+/** A completed job as the API shows it: a synchronous result, or a job record with its status. */
+export type CompletedResult = SyncResult & { status?: CompletedRecord['status'] };
 
 /** The bytes behind a result's download URL, checked against its descriptor (size and SHA-1). */
 export async function download(

@@ -4,6 +4,7 @@
  * 507, not left `enqueued` forever with nothing to run it, and not counted in the account's usage.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +66,7 @@ describe('JobService with a full queue database', () => {
     };
 
     await fs.fill();
-    const jobId = jobs.newJobId();
+    const jobId = randomUUID();
     await assert.rejects(jobs.submitFetch({ jobId, accountId: 'acct', request }), isStorageFull);
     const job = await store.get(jobId);
     assert.equal(job?.status, 'failed');
@@ -74,7 +75,7 @@ describe('JobService with a full queue database', () => {
     assert.deepEqual(counted, []);
 
     await fs.free();
-    const accepted = await jobs.submitFetch({ jobId: jobs.newJobId(), accountId: 'acct', request });
+    const accepted = await jobs.submitFetch({ jobId: randomUUID(), accountId: 'acct', request });
     assert.equal(accepted.status, 'enqueued');
     assert.deepEqual(counted, [{ jobs: 1 }]);
   });

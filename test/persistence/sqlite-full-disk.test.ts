@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isStorageFull } from '../../src/errors/storage-full.ts';
 import { type Database, openDatabase } from '../../src/persistence/sqlite/database.ts';
-import { type QueueLogger, SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
+import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
 import { SqliteWebhookStore } from '../../src/persistence/sqlite/sqlite-webhook-store.ts';
+import { type RecordingLogger, recordingLogger } from '../support/recording-logger.ts';
 import { mountSmallFs, type SmallFs } from '../support/small-fs.ts';
 
 /** Polls `condition`; the limit only guards against a hang, it is not a timing assertion. */
@@ -20,15 +21,6 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
     if (performance.now() > deadline) throw new Error(`never happened: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-function recordingLogger(): QueueLogger & { messages: string[] } {
-  const messages: string[] = [];
-  return {
-    messages,
-    error: (_o, message) => messages.push(message),
-    info: (_o, message) => messages.push(message),
-  };
 }
 
 describe('SQLite queue and webhook store on a full disk', () => {
@@ -45,7 +37,7 @@ describe('SQLite queue and webhook store on a full disk', () => {
     await fs.unmount();
   });
 
-  const openQueue = (file: string, logger: QueueLogger) => {
+  const openQueue = (file: string, { logger }: RecordingLogger) => {
     const db = openDatabase(join(fs.dir, file));
     dbs.push(db);
     const queue = new SqliteJobQueue(db, { pollMs: 20, retryDelayMs: 0, logger });
@@ -74,11 +66,11 @@ describe('SQLite queue and webhook store on a full disk', () => {
     // a ends while the disk is full: its row cannot be deleted, and b cannot be claimed.
     release();
     await until(
-      () => logger.messages.includes('queue could not record a job outcome; retrying'),
+      () => logger.messages().includes('queue could not record a job outcome; retrying'),
       'the failed delete was logged',
     );
     await until(
-      () => logger.messages.includes('queue bookkeeping failed; retrying'),
+      () => logger.messages().includes('queue bookkeeping failed; retrying'),
       'the retry at the next pump failed and was logged',
     );
     assert.deepEqual(ran, ['a']);
@@ -88,8 +80,8 @@ describe('SQLite queue and webhook store on a full disk', () => {
     await until(() => ran.length === 2, 'job b ran after space came back');
     assert.deepEqual(ran, ['a', 'b']);
     await until(async () => (await queue.size()) === 0, 'both rows deleted');
-    assert.ok(logger.messages.includes('queue bookkeeping recovered'));
-    assert.equal(logger.messages.filter((m) => m === 'queue bookkeeping failed; retrying').length, 1);
+    assert.ok(logger.messages().includes('queue bookkeeping recovered'));
+    assert.equal(logger.messages().filter((m) => m === 'queue bookkeeping failed; retrying').length, 1);
   });
 
   test('a queue starts on a full database, and takes back a dead process’s work once space is back', async () => {
@@ -103,7 +95,7 @@ describe('SQLite queue and webhook store on a full disk', () => {
     queue.start(async (id) => {
       ran.push(id);
     }, 1);
-    await until(() => logger.messages.includes('queue bookkeeping failed; retrying'), 'the reset failed');
+    await until(() => logger.messages().includes('queue bookkeeping failed; retrying'), 'the reset failed');
     assert.deepEqual(ran, []);
     await fs.free();
     await until(() => ran.length === 1, 'the crashed job ran');
@@ -125,11 +117,37 @@ describe('SQLite queue and webhook store on a full disk', () => {
       .run();
     await fs.fill();
     t.mock.timers.tick(2000);
-    await until(() => logger.messages.includes('queue bookkeeping failed; retrying'), 'the claim failed');
+    await until(() => logger.messages().includes('queue bookkeeping failed; retrying'), 'the claim failed');
     assert.deepEqual(ran, [], 'a claim that could not be written must not run the job');
     await fs.free();
     await until(async () => (await queue.size()) === 0, 'the job ran and its row was deleted');
     assert.deepEqual(ran, ['later'], 'run exactly once');
+  });
+
+  test('stop() records an outcome the full disk held back, so the next start does not run the job again', async () => {
+    const logger = recordingLogger();
+    const db = openDatabase(join(fs.dir, 'stop.db'));
+    dbs.push(db);
+    // No poll during the test: only stop() can retry the write once space is back.
+    const queue = new SqliteJobQueue(db, { pollMs: 3_600_000, retryDelayMs: 0, logger: logger.logger });
+    queues.push(queue);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await queue.enqueue('finished-while-full');
+    queue.start(() => gate, 1);
+    await until(() => db.prepare(`SELECT state FROM queue`).get()?.state === 'active', 'the job runs');
+    await fs.fill();
+    release();
+    await until(
+      () => logger.messages().includes('queue could not record a job outcome; retrying'),
+      'the delete failed',
+    );
+    await fs.free();
+    assert.equal(await queue.size(), 1, 'still held: nothing retried the write yet');
+    await queue.stop(100);
+    assert.equal(await queue.size(), 0, 'the finished job is not left for the next start');
   });
 
   test('a webhook delivery written to a full database fails instead of being reported stored', async () => {

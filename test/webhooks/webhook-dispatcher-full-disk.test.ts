@@ -10,6 +10,7 @@ import { openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteWebhookStore } from '../../src/persistence/sqlite/sqlite-webhook-store.ts';
 import { generateWebhookSecret } from '../../src/webhooks/signature.ts';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 import { mountSmallFs } from '../support/small-fs.ts';
 import { FetchOutboundClient, startReceiver, waitFor } from './helpers.ts';
 
@@ -31,7 +32,8 @@ describe('WebhookDispatcher on a full disk', () => {
     await store.claimDue(Date.now(), 10);
     assert.equal((await store.get('crashed'))?.state, 'sending');
 
-    const errors: string[] = [];
+    const log = recordingLogger();
+    const errors = () => log.lines.filter((line) => line.level === 'error');
     const secret = generateWebhookSecret();
     const dispatcher = new WebhookDispatcher({
       store,
@@ -41,12 +43,12 @@ describe('WebhookDispatcher on a full disk', () => {
       timeoutMs: 2000,
       retrySchedule: [50],
       pollIntervalMs: 20,
-      logger: { info() {}, warn() {}, error: (_o, message) => errors.push(message ?? '') },
+      logger: log.logger,
     });
     cleanups.push(() => dispatcher.stop());
     await fs.fill();
     await dispatcher.start();
-    await waitFor(() => errors.length >= 2, 'the reset failed at start and again at a poll');
+    await waitFor(() => errors().length >= 2, 'the reset failed at start and again at a poll');
     assert.equal(hook.requests.length, 0);
     assert.equal((await store.get('crashed'))?.state, 'sending');
 

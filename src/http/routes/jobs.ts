@@ -6,7 +6,7 @@ import { isFinished } from '../../jobs/job.ts';
 import { jobRecord } from '../../jobs/job-record.ts';
 import type { JobService } from '../../jobs/job-service.ts';
 import { requireAccount } from '../request-context.ts';
-import { commonErrors, ErrorSchema, JobStatusSchema } from '../schemas.ts';
+import { commonErrors, ErrorSchema, JobRecordResponseSchema } from '../schemas.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -26,7 +26,7 @@ export async function jobsRoute(app: FastifyInstance, options: { jobs: JobServic
       schema: {
         summary: 'Status or result of a job',
         params: Type.Object({ id: Type.String() }),
-        response: { 200: JobStatusSchema, 404: ErrorSchema, ...commonErrors },
+        response: { 200: JobRecordResponseSchema, 404: ErrorSchema, ...commonErrors },
       },
     },
     async (request, reply) => {

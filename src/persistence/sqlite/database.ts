@@ -1,11 +1,12 @@
 /**
  * The embedded default's database: one SQLite file (WAL) in the data directory, opened with the
  * built-in `node:sqlite`, so there is no native addon to build. Migrations are ordered SQL strings
- * applied once each, tracked by `PRAGMA user_version`.
+ * applied once each, tracked by `PRAGMA user_version`. `all`, `get` and `run` are how the stores
+ * query it: the row type is stated once per query, and the one cast lives here.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementResultingChanges } from 'node:sqlite';
 import { MIGRATIONS } from './migrations.ts';
 
 export type Database = DatabaseSync;
@@ -20,9 +21,35 @@ export function openDatabase(path: string): Database {
   return db;
 }
 
+/**
+ * Every row of `sql`, typed as `T`. `T` is the caller's statement of the columns the SQL selects
+ * (node:sqlite returns plain objects keyed by column name); nothing checks it at run time.
+ *
+ * The only way to read an `UPDATE` / `INSERT` / `DELETE ... RETURNING` outside a transaction: the
+ * statement commits when it has stepped through all its rows, and only `all()` gets that far.
+ * node:sqlite's `get()` stops after the first row, so the commit's error (SQLITE_FULL on a full disk)
+ * is lost and a write that never happened is reported as done.
+ */
+export function all<T>(db: Database, sql: string, ...params: SQLInputValue[]): T[] {
+  return db.prepare(sql).all(...params) as T[];
+}
+
+/**
+ * The first row of a `SELECT`, typed as `T` (see `all`), or undefined when there is none.
+ * Never for a statement that writes: see `all` for why.
+ */
+export function get<T>(db: Database, sql: string, ...params: SQLInputValue[]): T | undefined {
+  return db.prepare(sql).get(...params) as T | undefined;
+}
+
+/** Runs a statement that returns no rows; `changes` counts the rows it wrote. */
+export function run(db: Database, sql: string, ...params: SQLInputValue[]): StatementResultingChanges {
+  return db.prepare(sql).run(...params);
+}
+
 function migrate(db: Database): void {
-  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
+  const version0 = get<{ user_version: number }>(db, 'PRAGMA user_version')?.user_version ?? 0;
+  for (let version = version0; version < MIGRATIONS.length; version++) {
     db.exec('BEGIN IMMEDIATE');
     try {
       db.exec(MIGRATIONS[version]!);

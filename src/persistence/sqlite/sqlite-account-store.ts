@@ -1,5 +1,9 @@
+/**
+ * Accounts, their API keys (hashes only) and usage counters in the embedded database (tables
+ * `accounts`, `api_keys`, `usage`).
+ */
 import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
-import type { Database } from './database.ts';
+import { all, type Database, get, run } from './database.ts';
 
 interface AccountRow {
   id: string;
@@ -41,70 +45,87 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async createAccount(a: Account): Promise<void> {
-    this.#db
-      .prepare(
-        'INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)',
-      )
-      .run(a.id, a.name, a.rateLimit, a.webhookSecret, a.createdAt);
-    this.#db.prepare('INSERT INTO usage (account_id) VALUES (?)').run(a.id);
+    run(
+      this.#db,
+      'INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)',
+      a.id,
+      a.name,
+      a.rateLimit,
+      a.webhookSecret,
+      a.createdAt,
+    );
+    run(this.#db, 'INSERT INTO usage (account_id) VALUES (?)', a.id);
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
-    const row = this.#db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    const row = get<AccountRow>(this.#db, 'SELECT * FROM accounts WHERE id = ?', id);
     return row ? toAccount(row) : undefined;
   }
 
   async listAccounts(): Promise<Account[]> {
-    return (
-      this.#db.prepare('SELECT * FROM accounts ORDER BY created_at').all() as unknown as AccountRow[]
-    ).map(toAccount);
+    return all<AccountRow>(this.#db, 'SELECT * FROM accounts ORDER BY created_at').map(toAccount);
   }
 
   async addKey(key: ApiKeyRecord, hash: string): Promise<void> {
-    this.#db
-      .prepare('INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(key.id, key.accountId, key.prefix, hash, key.createdAt);
+    run(
+      this.#db,
+      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)',
+      key.id,
+      key.accountId,
+      key.prefix,
+      hash,
+      key.createdAt,
+    );
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    const rows = this.#db
-      .prepare(
-        'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at',
-      )
-      .all(accountId) as unknown as KeyRow[];
+    const rows = all<KeyRow>(
+      this.#db,
+      'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at',
+      accountId,
+    );
     return rows.map(toKey);
   }
 
   async revokeKey(keyId: string, at: number): Promise<boolean> {
-    const result = this.#db
-      .prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?')
-      .run(at, keyId);
+    const result = run(
+      this.#db,
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
+      at,
+      keyId,
+    );
     return Number(result.changes) > 0;
   }
 
   async findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined> {
-    const row = this.#db
-      .prepare(
-        `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
-         WHERE k.hash = ? AND k.revoked_at IS NULL`,
-      )
-      .get(hash) as (AccountRow & { key_id: string }) | undefined;
+    const row = get<AccountRow & { key_id: string }>(
+      this.#db,
+      `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+       WHERE k.hash = ? AND k.revoked_at IS NULL`,
+      hash,
+    );
     return row ? { account: toAccount(row), keyId: row.key_id } : undefined;
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {
-    this.#db
-      .prepare(
-        `UPDATE usage SET requests = requests + ?, jobs = jobs + ?, bytes_in = bytes_in + ?, bytes_out = bytes_out + ?
+    run(
+      this.#db,
+      `UPDATE usage SET requests = requests + ?, jobs = jobs + ?, bytes_in = bytes_in + ?, bytes_out = bytes_out + ?
          WHERE account_id = ?`,
-      )
-      .run(d.requests ?? 0, d.jobs ?? 0, d.bytesIn ?? 0, d.bytesOut ?? 0, accountId);
+      d.requests ?? 0,
+      d.jobs ?? 0,
+      d.bytesIn ?? 0,
+      d.bytesOut ?? 0,
+      accountId,
+    );
   }
 
   async getUsage(accountId: string): Promise<Usage> {
-    const row = this.#db
-      .prepare('SELECT requests, jobs, bytes_in, bytes_out FROM usage WHERE account_id = ?')
-      .get(accountId) as { requests: number; jobs: number; bytes_in: number; bytes_out: number } | undefined;
+    const row = get<{ requests: number; jobs: number; bytes_in: number; bytes_out: number }>(
+      this.#db,
+      'SELECT requests, jobs, bytes_in, bytes_out FROM usage WHERE account_id = ?',
+      accountId,
+    );
     return {
       requests: row?.requests ?? 0,
       jobs: row?.jobs ?? 0,

@@ -1,34 +1,27 @@
 /**
  * The embedded queue: a table next to the job records, so work accepted before a crash is still
  * there after it. One process owns a data directory, so at start every row a dead process had
- * claimed goes back to waiting. Workers are woken in-process on enqueue; a slow poll is the safety net.
+ * claimed goes back to waiting. Workers are woken in-process on enqueue; a slow poll is the safety
+ * net. The claim-and-run machinery (concurrency, kick, poll, graceful stop) is `WorkPool`'s.
  *
  * Its bookkeeping (claim, delete, hand back) runs from timers and promise callbacks, where a throw
  * would end the process. So a write that fails (a full disk or database: "database or disk is full")
  * is logged and retried at the next poll, and an outcome that could not be recorded is kept in
  * memory until it can: accepted jobs are kept and run once space is back.
  */
+import type { Logger } from 'pino';
 import type { JobHandler, JobQueue } from '../../jobs/job-queue.ts';
-import type { Database } from './database.ts';
-
-interface Active {
-  controller: AbortController;
-  done: Promise<void>;
-}
+import { WorkPool } from '../../jobs/work-pool.ts';
+import { all, type Database, get, run } from './database.ts';
 
 type Outcome = 'done' | 'handed-back';
-
-export interface QueueLogger {
-  error(object: object, message: string): void;
-  info(object: object, message: string): void;
-}
 
 export interface SqliteJobQueueOptions {
   /** Safety-net poll, and the pace of retries while bookkeeping fails (default 1 s). */
   pollMs?: number;
   /** How long a job handed back by its handler waits before it runs again (default 5 s). */
   retryDelayMs?: number;
-  logger?: QueueLogger;
+  logger?: Logger;
 }
 
 export class SqliteJobQueue implements JobQueue {
@@ -36,14 +29,10 @@ export class SqliteJobQueue implements JobQueue {
   readonly #db: Database;
   readonly #pollMs: number;
   readonly #retryDelayMs: number;
-  readonly #logger: QueueLogger | undefined;
-  readonly #active = new Map<string, Active>();
+  readonly #logger: Logger | undefined;
   /** Outcomes of finished handlers that the database could not record yet (their rows stay 'active'). */
   readonly #unrecorded = new Map<string, Outcome>();
-  #handler: JobHandler | undefined;
-  #concurrency = 0;
-  #timer: NodeJS.Timeout | undefined;
-  #stopping = false;
+  #pool: WorkPool<string> | undefined;
   #resetPending = false;
   #failing = false;
 
@@ -55,120 +44,126 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async enqueue(jobId: string): Promise<void> {
-    this.#db
-      .prepare(
-        `INSERT INTO queue (job_id, state, available_at) VALUES (?, 'waiting', ?) ON CONFLICT(job_id) DO NOTHING`,
-      )
-      .run(jobId, Date.now());
-    queueMicrotask(() => this.#pump());
+    run(
+      this.#db,
+      `INSERT INTO queue (job_id, state, available_at) VALUES (?, 'waiting', ?) ON CONFLICT(job_id) DO NOTHING`,
+      jobId,
+      Date.now(),
+    );
+    queueMicrotask(() => this.#pool?.kick());
   }
 
   start(handler: JobHandler, concurrency: number): void {
-    this.#handler = handler;
-    this.#concurrency = concurrency;
-    this.#stopping = false;
+    if (this.#pool?.running) return;
     // Done by the first pump, so a database that is full at start delays the reset instead of failing it.
     this.#resetPending = true;
-    this.#timer = setInterval(() => this.#pump(), this.#pollMs);
-    this.#timer.unref();
-    this.#pump();
+    this.#pool = new WorkPool<string>(
+      {
+        claim: () => this.#claim(),
+        idOf: (jobId) => jobId,
+        process: (jobId, signal) => this.#process(jobId, handler, signal),
+        release: (jobIds) => {
+          for (const jobId of jobIds)
+            run(this.#db, `UPDATE queue SET state = 'waiting' WHERE job_id = ?`, jobId);
+        },
+        beforeClaims: () => this.#catchUp(),
+        afterClaims: () => {
+          if (this.#failing) this.#logger?.info({}, 'queue bookkeeping recovered');
+          this.#failing = false;
+        },
+        onPumpError: (error) => {
+          // Logged once per outage, not at every poll.
+          if (!this.#failing) this.#logger?.error({ err: error }, 'queue bookkeeping failed; retrying');
+          this.#failing = true;
+        },
+        onWorkError: (error, jobId) =>
+          this.#logger?.error({ err: error, jobId }, 'queue failed to finish a job run'),
+      },
+      { concurrency, pollMs: this.#pollMs },
+    );
+    this.#pool.start();
   }
 
   async stop(graceMs: number): Promise<void> {
-    this.#stopping = true;
-    clearInterval(this.#timer);
-    const running = [...this.#active.values()];
-    const finished = Promise.allSettled(running.map((a) => a.done));
-    const timedOut = await Promise.race([
-      finished.then(() => false),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
-    ]);
-    if (timedOut) {
-      for (const active of this.#active.values()) active.controller.abort(new Error('shutting down'));
-      await finished;
+    const pool = this.#pool;
+    if (!pool) return;
+    await pool.stop(graceMs);
+    // No pump runs any more: one last try to record outcomes a full disk held back, so the next
+    // start does not run finished jobs again. Failing, their rows stay 'active' for that start's reset.
+    try {
+      this.#recordUnrecorded();
+    } catch (error) {
+      this.#logger?.error({ err: error }, 'queue could not record job outcomes before stopping');
     }
   }
 
   async size(): Promise<number> {
-    const row = this.#db.prepare('SELECT COUNT(*) AS n FROM queue').get() as { n: number };
-    return row.n;
+    return get<{ n: number }>(this.#db, 'SELECT COUNT(*) AS n FROM queue')?.n ?? 0;
   }
 
-  #claim(): string | undefined {
-    // all(), not get(): get() stops after the first row and drops the error of the commit that
-    // follows, so on a full disk it returned a job id whose row was never marked active, and the
-    // next pump claimed (and ran) the same job again.
-    const rows = this.#db
-      .prepare(
-        `UPDATE queue SET state = 'active' WHERE seq = (
-           SELECT seq FROM queue WHERE state = 'waiting' AND available_at <= ? ORDER BY available_at, seq LIMIT 1
-         ) RETURNING job_id`,
-      )
-      .all(Date.now()) as { job_id: string }[];
-    return rows[0]?.job_id;
+  /** Bookkeeping that must come before any claim; throws (to the pool) while the database is full. */
+  #catchUp(): void {
+    if (this.#resetPending) {
+      // Rows a dead process had claimed; before any claim of ours, which this would undo.
+      run(this.#db, `UPDATE queue SET state = 'waiting' WHERE state = 'active'`);
+      this.#resetPending = false;
+    }
+    this.#recordUnrecorded();
   }
 
-  /** Never throws: it runs from timers, microtasks and promise callbacks. */
-  #pump(): void {
+  #recordUnrecorded(): void {
+    for (const [jobId, outcome] of this.#unrecorded) {
+      this.#record(jobId, outcome);
+      this.#unrecorded.delete(jobId);
+    }
+  }
+
+  /** The oldest due job, marked active; one at a time, so jobs start in the order they became due. */
+  #claim(): string[] {
+    // all() reads an UPDATE ... RETURNING (see `all` in database.ts): with get() a full disk
+    // returned a job id whose row was never marked active, and the next pump ran the job again.
+    const rows = all<{ job_id: string }>(
+      this.#db,
+      `UPDATE queue SET state = 'active' WHERE seq = (
+         SELECT seq FROM queue WHERE state = 'waiting' AND available_at <= ? ORDER BY available_at, seq LIMIT 1
+       ) RETURNING job_id`,
+      Date.now(),
+    );
+    return rows.map((row) => row.job_id);
+  }
+
+  /** Runs the handler and records its outcome; never rejects, so the pool only sees bookkeeping bugs. */
+  async #process(jobId: string, handler: JobHandler, signal: AbortSignal): Promise<void> {
+    let outcome: Outcome;
     try {
-      if (this.#resetPending) {
-        // Rows a dead process had claimed; before any claim of ours, which this would undo.
-        this.#db.prepare(`UPDATE queue SET state = 'waiting' WHERE state = 'active'`).run();
-        this.#resetPending = false;
-      }
-      for (const [jobId, outcome] of this.#unrecorded) {
-        this.#record(jobId, outcome);
-        this.#unrecorded.delete(jobId);
-      }
-      while (!this.#stopping && this.#handler && this.#active.size < this.#concurrency) {
-        const jobId = this.#claim();
-        if (jobId === undefined) break;
-        this.#run(jobId, this.#handler);
-      }
-      if (this.#failing) this.#logger?.info({}, 'queue bookkeeping recovered');
-      this.#failing = false;
+      await handler(jobId, signal);
+      outcome = 'done';
+    } catch {
+      // The handler records job failures itself; a rejection means it was interrupted (shutdown)
+      // or could not go on (storage full), so the job goes back to the queue.
+      outcome = 'handed-back';
+    }
+    try {
+      this.#record(jobId, outcome);
     } catch (error) {
-      // Logged once per outage, not at every poll.
-      if (!this.#failing) this.#logger?.error({ err: error }, 'queue bookkeeping failed; retrying');
-      this.#failing = true;
+      this.#unrecorded.set(jobId, outcome);
+      this.#logger?.error({ err: error, jobId, outcome }, 'queue could not record a job outcome; retrying');
     }
   }
 
   #record(jobId: string, outcome: Outcome): void {
     if (outcome === 'done') {
-      this.#db.prepare('DELETE FROM queue WHERE job_id = ?').run(jobId);
+      run(this.#db, 'DELETE FROM queue WHERE job_id = ?', jobId);
       return;
     }
     // Handed back while running: it waits `retryDelayMs` (a full disk is not fixed at once); on
     // shutdown it is due at once, for the next start.
-    const availableAt = Date.now() + (this.#stopping ? 0 : this.#retryDelayMs);
-    this.#db
-      .prepare(`UPDATE queue SET state = 'waiting', available_at = ? WHERE job_id = ?`)
-      .run(availableAt, jobId);
-  }
-
-  #run(jobId: string, handler: JobHandler): void {
-    const controller = new AbortController();
-    const done = handler(jobId, controller.signal)
-      // The handler records job failures itself; a rejection means it was interrupted (shutdown)
-      // or could not go on (storage full), so the job goes back to the queue.
-      .then(
-        (): Outcome => 'done',
-        (): Outcome => 'handed-back',
-      )
-      .then((outcome) => {
-        this.#active.delete(jobId);
-        try {
-          this.#record(jobId, outcome);
-        } catch (error) {
-          this.#unrecorded.set(jobId, outcome);
-          this.#logger?.error(
-            { err: error, jobId, outcome },
-            'queue could not record a job outcome; retrying',
-          );
-        }
-        this.#pump();
-      });
-    this.#active.set(jobId, { controller, done });
+    const availableAt = Date.now() + (this.#pool?.running ? this.#retryDelayMs : 0);
+    run(
+      this.#db,
+      `UPDATE queue SET state = 'waiting', available_at = ? WHERE job_id = ?`,
+      availableAt,
+      jobId,
+    );
   }
 }

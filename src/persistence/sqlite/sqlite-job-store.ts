@@ -1,7 +1,11 @@
+/**
+ * Job records in the embedded database (table `jobs`). Structured fields (source, params, input,
+ * output, error) are stored as JSON text and parsed back on read.
+ */
 import type { ErrorRecord } from '../../errors/catalog.ts';
 import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
 import type { JobStore, NewJob } from '../../jobs/job-store.ts';
-import type { Database } from './database.ts';
+import { all, type Database, get, run } from './database.ts';
 
 interface JobRow {
   id: string;
@@ -52,88 +56,107 @@ export class SqliteJobStore implements JobStore {
 
   async create(job: NewJob): Promise<Job> {
     const now = this.#now();
-    this.#db
-      .prepare(
-        `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, created_at, updated_at)
+    run(
+      this.#db,
+      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, created_at, updated_at)
          VALUES (?, ?, 'enqueued', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        job.id,
-        job.accountId,
-        JSON.stringify(job.source),
-        JSON.stringify(job.params),
-        job.webhookUrl ?? null,
-        job.input ? JSON.stringify(job.input) : null,
-        now,
-        now,
-      );
+      job.id,
+      job.accountId,
+      JSON.stringify(job.source),
+      JSON.stringify(job.params),
+      job.webhookUrl ?? null,
+      job.input ? JSON.stringify(job.input) : null,
+      now,
+      now,
+    );
     return this.#require(job.id);
   }
 
   async get(id: string): Promise<Job | undefined> {
-    const row = this.#db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    const row = get<JobRow>(this.#db, 'SELECT * FROM jobs WHERE id = ?', id);
     return row ? toJob(row) : undefined;
   }
 
   async markProcessing(id: string): Promise<Job | undefined> {
-    this.#db
-      .prepare(
-        `UPDATE jobs SET status = 'processing', attempts = attempts + 1, updated_at = ?
+    run(
+      this.#db,
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, updated_at = ?
          WHERE id = ? AND status IN ('enqueued', 'processing')`,
-      )
-      .run(this.#now(), id);
+      this.#now(),
+      id,
+    );
     return this.get(id);
   }
 
   async releaseAttempt(id: string): Promise<void> {
-    this.#db
-      .prepare(
-        `UPDATE jobs SET status = 'enqueued', attempts = MAX(attempts - 1, 0), updated_at = ?
+    run(
+      this.#db,
+      `UPDATE jobs SET status = 'enqueued', attempts = MAX(attempts - 1, 0), updated_at = ?
          WHERE id = ? AND status = 'processing'`,
-      )
-      .run(this.#now(), id);
+      this.#now(),
+      id,
+    );
   }
 
   async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
-    this.#db
-      .prepare('UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?')
-      .run(JSON.stringify(input), this.#now(), id);
+    run(
+      this.#db,
+      'UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?',
+      JSON.stringify(input),
+      this.#now(),
+      id,
+    );
   }
 
   async complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job> {
     const now = this.#now();
-    this.#db
-      .prepare(
-        `UPDATE jobs SET status = 'completed', input = ?, output = ?, error = NULL, updated_at = ?, finished_at = ?,
+    run(
+      this.#db,
+      `UPDATE jobs SET status = 'completed', input = ?, output = ?, error = NULL, updated_at = ?, finished_at = ?,
          output_expires_at = ? WHERE id = ?`,
-      )
-      .run(JSON.stringify(input), JSON.stringify(output), now, now, output.expiresAt, id);
+      JSON.stringify(input),
+      JSON.stringify(output),
+      now,
+      now,
+      output.expiresAt,
+      id,
+    );
     return this.#require(id);
   }
 
   async fail(id: string, error: ErrorRecord): Promise<Job> {
     const now = this.#now();
-    this.#db
-      .prepare(`UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, finished_at = ? WHERE id = ?`)
-      .run(JSON.stringify(error), now, now, id);
+    run(
+      this.#db,
+      `UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, finished_at = ? WHERE id = ?`,
+      JSON.stringify(error),
+      now,
+      now,
+      id,
+    );
     return this.#require(id);
   }
 
   async listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]> {
-    const rows = this.#db
-      .prepare('SELECT * FROM jobs WHERE output_expires_at IS NOT NULL AND output_expires_at <= ? LIMIT ?')
-      .all(now, limit) as unknown as JobRow[];
+    const rows = all<JobRow>(
+      this.#db,
+      'SELECT * FROM jobs WHERE output_expires_at IS NOT NULL AND output_expires_at <= ? LIMIT ?',
+      now,
+      limit,
+    );
     return rows.map(toJob);
   }
 
   async clearOutput(id: string): Promise<void> {
-    this.#db.prepare('UPDATE jobs SET output_expires_at = NULL WHERE id = ?').run(id);
+    run(this.#db, 'UPDATE jobs SET output_expires_at = NULL WHERE id = ?', id);
   }
 
   async deleteFinishedBefore(before: number): Promise<number> {
-    const result = this.#db
-      .prepare('DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?')
-      .run(before);
+    const result = run(
+      this.#db,
+      'DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ?',
+      before,
+    );
     return Number(result.changes);
   }
 

@@ -12,7 +12,7 @@ import type {
   WebhookDeliveryWithAttempts,
   WebhookStore,
 } from '../../webhooks/webhook-store.ts';
-import { type Database, transaction } from './database.ts';
+import { all, type Database, get, run, transaction } from './database.ts';
 
 interface DeliveryRow {
   id: string;
@@ -20,7 +20,7 @@ interface DeliveryRow {
   account_id: string;
   url: string;
   payload: string;
-  state: string;
+  state: WebhookDeliveryState;
   attempts: number;
   next_attempt_at: number | null;
   created_at: number;
@@ -44,67 +44,79 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async create(delivery: NewWebhookDelivery, now: number): Promise<WebhookDelivery> {
-    // Autocommitted writes with RETURNING use all(): get() drops the commit's error (a full disk),
-    // reporting a write that never happened.
-    const [row] = this.#db
-      .prepare(
-        `INSERT INTO webhook_deliveries
-           (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`,
-      )
-      .all(delivery.id, delivery.jobId, delivery.accountId, delivery.url, delivery.payload, now, now, now);
-    return toDelivery(row as unknown as DeliveryRow);
+    // all(), never get(), for a write with RETURNING: see `all` in database.ts (a full disk).
+    const [row] = all<DeliveryRow>(
+      this.#db,
+      `INSERT INTO webhook_deliveries
+         (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`,
+      delivery.id,
+      delivery.jobId,
+      delivery.accountId,
+      delivery.url,
+      delivery.payload,
+      now,
+      now,
+      now,
+    );
+    if (!row) throw new Error(`webhook delivery ${delivery.id} was not stored`);
+    return toDelivery(row);
   }
 
   async get(id: string): Promise<WebhookDelivery | undefined> {
-    const row = this.#db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id);
-    return row ? toDelivery(row as unknown as DeliveryRow) : undefined;
+    const row = get<DeliveryRow>(this.#db, 'SELECT * FROM webhook_deliveries WHERE id = ?', id);
+    return row ? toDelivery(row) : undefined;
   }
 
   async claimDue(now: number, limit: number): Promise<WebhookDelivery[]> {
     if (limit <= 0) return [];
     // One UPDATE ... RETURNING is atomic: a row is claimed by exactly one caller.
-    const rows = this.#db
-      .prepare(
-        `UPDATE webhook_deliveries SET state = 'sending', updated_at = ?
-         WHERE id IN (
-           SELECT id FROM webhook_deliveries
-           WHERE state = 'pending' AND next_attempt_at <= ?
-           ORDER BY next_attempt_at, created_at LIMIT ?
-         )
-         RETURNING *`,
-      )
-      .all(now, now, limit) as unknown as DeliveryRow[];
+    const rows = all<DeliveryRow>(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'sending', updated_at = ?
+       WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE state = 'pending' AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, created_at LIMIT ?
+       )
+       RETURNING *`,
+      now,
+      now,
+      limit,
+    );
     // RETURNING does not promise an order.
     return rows.map(toDelivery).sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0));
   }
 
   async nextDueAt(): Promise<number | undefined> {
-    const row = this.#db
-      .prepare(`SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE state = 'pending'`)
-      .get() as { due: number | null } | undefined;
+    const row = get<{ due: number | null }>(
+      this.#db,
+      `SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE state = 'pending'`,
+    );
     return row?.due ?? undefined;
   }
 
   async recordAttempt(id: string, attempt: NewWebhookAttempt): Promise<number> {
     return transaction(this.#db, () => {
-      const row = this.#db
-        .prepare(
-          `INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms)
-           VALUES (?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?)
-           RETURNING attempt`,
-        )
-        .get(
-          id,
-          id,
-          attempt.at,
-          attempt.statusCode ?? null,
-          attempt.error ?? null,
-          Math.max(0, Math.round(attempt.durationMs)),
-        ) as { attempt: number };
-      this.#db
-        .prepare('UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ?')
-        .run(attempt.at, id);
+      const [row] = all<{ attempt: number }>(
+        this.#db,
+        `INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms)
+         VALUES (?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?)
+         RETURNING attempt`,
+        id,
+        id,
+        attempt.at,
+        attempt.statusCode ?? null,
+        attempt.error ?? null,
+        Math.max(0, Math.round(attempt.durationMs)),
+      );
+      if (!row) throw new Error(`webhook attempt for ${id} was not stored`);
+      run(
+        this.#db,
+        'UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ?',
+        attempt.at,
+        id,
+      );
       return row.attempt;
     });
   }
@@ -118,56 +130,67 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async reschedule(id: string, nextAttemptAt: number, now: number): Promise<void> {
-    this.#db
-      .prepare(
-        `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`,
-      )
-      .run(nextAttemptAt, now, id);
+    run(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`,
+      nextAttemptAt,
+      now,
+      id,
+    );
   }
 
   async listForJob(jobId: string, accountId?: string): Promise<WebhookDeliveryWithAttempts[]> {
-    const deliveries = (accountId === undefined
-      ? this.#db
-          .prepare('SELECT * FROM webhook_deliveries WHERE job_id = ? ORDER BY created_at, id')
-          .all(jobId)
-      : this.#db
-          .prepare(
-            'SELECT * FROM webhook_deliveries WHERE job_id = ? AND account_id = ? ORDER BY created_at, id',
-          )
-          .all(jobId, accountId)) as unknown as DeliveryRow[];
-    const attempts = this.#db.prepare(
-      'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt',
+    const deliveries = all<DeliveryRow>(
+      this.#db,
+      `SELECT * FROM webhook_deliveries WHERE job_id = ? AND (? IS NULL OR account_id = ?)
+       ORDER BY created_at, id`,
+      jobId,
+      accountId ?? null,
+      accountId ?? null,
     );
     return deliveries.map((row) => ({
       ...toDelivery(row),
-      attemptLog: (attempts.all(row.id) as unknown as AttemptRow[]).map(toAttempt),
+      attemptLog: all<AttemptRow>(
+        this.#db,
+        'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt',
+        row.id,
+      ).map(toAttempt),
     }));
   }
 
   async resetSending(now: number): Promise<number> {
-    const result = this.#db
-      .prepare(
-        `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE state = 'sending'`,
-      )
-      .run(now, now);
+    const result = run(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE state = 'sending'`,
+      now,
+      now,
+    );
     return Number(result.changes);
   }
 
   async replay(id: string, now: number, accountId?: string): Promise<WebhookDelivery | undefined> {
-    const [row] = this.#db
-      .prepare(
-        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
-         WHERE id = ? AND state IN ('succeeded', 'failed') AND (? IS NULL OR account_id = ?)
-         RETURNING *`,
-      )
-      .all(now, now, id, accountId ?? null, accountId ?? null);
-    return row ? toDelivery(row as unknown as DeliveryRow) : undefined;
+    const [row] = all<DeliveryRow>(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?
+       WHERE id = ? AND state IN ('succeeded', 'failed') AND (? IS NULL OR account_id = ?)
+       RETURNING *`,
+      now,
+      now,
+      id,
+      accountId ?? null,
+      accountId ?? null,
+    );
+    return row ? toDelivery(row) : undefined;
   }
 
   #finish(id: string, state: WebhookDeliveryState, now: number): void {
-    this.#db
-      .prepare('UPDATE webhook_deliveries SET state = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?')
-      .run(state, now, id);
+    run(
+      this.#db,
+      'UPDATE webhook_deliveries SET state = ?, next_attempt_at = NULL, updated_at = ? WHERE id = ?',
+      state,
+      now,
+      id,
+    );
   }
 }
 
@@ -178,7 +201,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     accountId: row.account_id,
     url: row.url,
     payload: row.payload,
-    state: row.state as WebhookDeliveryState,
+    state: row.state,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at ?? undefined,
     createdAt: row.created_at,
