@@ -85,11 +85,20 @@ export function testClient(
     // undici: pipelining 0 closes each connection after its response.
     ...(options.keepAlive === false ? { pipelining: 0 } : {}),
   });
-  const request = (path: string, init: TestRequestInit = {}) => {
+  const request = async (path: string, init: TestRequestInit = {}) => {
     const { auth = bearer(key), headers, ...rest } = init;
     const merged = new Headers(headers);
     if (auth !== false && !merged.has('authorization')) merged.set('authorization', auth);
-    return fetch(new URL(path, baseUrl), { ...rest, headers: merged, dispatcher });
+    const idempotent = rest.method === undefined || rest.method === 'GET' || rest.method === 'HEAD';
+    // A pooled connection the server closed as the request went out (its keep-alive timer fired late on a
+    // busy machine) is a reset, not an answer: an idempotent request is sent again, as browsers do.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fetch(new URL(path, baseUrl), { ...rest, headers: merged, dispatcher });
+      } catch (error) {
+        if (!idempotent || attempt >= 3 || !isConnectionError(error)) throw error;
+      }
+    }
   };
   const client: TestClient = {
     url: baseUrl,
