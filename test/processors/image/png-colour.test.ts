@@ -1,15 +1,27 @@
 /**
- * The metric's decode honours a PNG's gAMA and cHRM chunks (libvips ignores them) with the reference's
- * precedence rules: sRGB and iCCP chunks win, gAMA alone keeps sRGB primaries, cHRM alone keeps the sRGB
- * curve. Inputs are real corpus pixels with the chunks written by bench/metric/png-chunks.ts.
+ * PNG gAMA and cHRM chunks (libvips ignores them) are honoured with the reference's precedence rules (sRGB
+ * and iCCP chunks win, gAMA alone keeps sRGB primaries, cHRM alone keeps the sRGB curve): by the metric's
+ * decode, and by the image processor, whose outputs keep the colours the tags describe. Inputs are real
+ * corpus pixels with the chunks written by bench/metric/png-chunks.ts.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
 import sharp from 'sharp';
 import { withColourChunks } from '../../../bench/metric/png-chunks.ts';
 import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
 import { pngColourTags } from '../../../src/processors/image/quality/png-colour.ts';
+import { scorePixels } from '../../../src/processors/image/quality/score.ts';
 import { corpus } from '../../support/corpus.ts';
+import { removeWorkDirs, runImage } from './run-image.ts';
+
+const dir = await mkdtemp(join(tmpdir(), 'presso-png-colour-'));
+after(async () => {
+  await removeWorkDirs();
+  await rm(dir, { recursive: true, force: true });
+});
 
 const plain = await sharp(corpus.chelsea)
   .extract({ left: 100, top: 50, width: 64, height: 64 })
@@ -76,4 +88,27 @@ test('an sRGB or iCCP chunk overrides gAMA and cHRM, as in the reference decoder
   assert.equal(pngColourTags(withChunk(plain, 'iCCP', Buffer.from('x\0\0'))), undefined);
   assert.equal(pngColourTags(plain), undefined);
   assert.equal(pngColourTags(Buffer.from('not a png at all')), undefined);
+});
+
+test('the image processor keeps the colours of a gAMA/cHRM PNG: every output meets the level on the colour-managed input', async () => {
+  // Before, the stored values were encoded as sRGB: these outputs scored 59–63 against the tagged input.
+  const png = await sharp(corpus.astronaut)
+    .extract({ left: 128, top: 40, width: 256, height: 256 })
+    .png()
+    .toBuffer();
+  const path = join(dir, 'adobe-tagged.png');
+  await writeFile(path, withColourChunks(png, 1 / 2.2, adobe));
+  const input = await decodeRgb(path);
+  for (const format of ['png', 'jpeg', 'webp']) {
+    const result = await runImage(path, { level: 'high', format });
+    const score = scorePixels(input, await decodeRgb(await readFile(result.path)));
+    assert.ok(score >= 78, `${format}: ${score.toFixed(2)}`);
+  }
+  // metadata: keep carries the tags' colour space along as the equivalent ICC profile.
+  const kept = await runImage(path, { level: 'lossless', format: 'png', metadata: 'keep' });
+  const profile = (await sharp(kept.path).metadata()).icc;
+  assert.ok(
+    profile?.toString('latin1').includes('PNG gAMA/cHRM: gamma 2.2000, cHRM primaries'),
+    'profile kept',
+  );
 });

@@ -86,7 +86,7 @@ function invert(m: Matrix): Matrix {
 const xyz = ([x, y]: [number, number]) => [x / y, 1, (1 - x - y) / y];
 
 /** Linear RGB → XYZ for the given primaries and white (the standard derivation, SMPTE RP 177). */
-function rgbToXyz([white, ...primaries]: Chromaticities): Matrix {
+export function rgbToXyz([white, ...primaries]: Chromaticities): Matrix {
   const p = primaries.map((c) => xyz(c));
   const columns = [0, 1, 2].flatMap((r) => [0, 1, 2].map((c) => p[c]![r]!));
   const scale = apply(invert(columns), xyz(white!));
@@ -94,11 +94,11 @@ function rgbToXyz([white, ...primaries]: Chromaticities): Matrix {
 }
 
 const BRADFORD: Matrix = [0.8951, 0.2664, -0.1614, -0.7502, 1.7135, 0.0367, 0.0389, -0.0685, 1.0296];
-const D65: [number, number] = [0.3127, 0.329];
-const SRGB: Chromaticities = [D65, [0.64, 0.33], [0.3, 0.6], [0.15, 0.06]];
+export const D65: [number, number] = [0.3127, 0.329];
+export const SRGB: Chromaticities = [D65, [0.64, 0.33], [0.3, 0.6], [0.15, 0.06]];
 
 /** Bradford adaptation of XYZ from one white to another. */
-function adapt(from: [number, number], to: [number, number]): Matrix {
+export function adapt(from: [number, number], to: [number, number]): Matrix {
   const [s0, s1, s2] = apply(BRADFORD, xyz(from));
   const [d0, d1, d2] = apply(BRADFORD, xyz(to));
   const scale = [d0! / s0!, 0, 0, 0, d1! / s1!, 0, 0, 0, d2! / s2!];
