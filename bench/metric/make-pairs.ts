@@ -5,74 +5,22 @@
  *
  *   SSIMULACRA2_BIN=/path/to/ssimulacra2 node bench/metric/make-pairs.ts
  *
- * Originals are crops (≤ 256 px) stored as PNG. Distortions come from the real encoders: mozjpeg through
- * sharp (stored as the .jpg), cwebp and avifenc (decoded by sharp and stored as PNG, so the reference and
- * Presso read the same pixels: the reference tool cannot read WebP or AVIF), pngquant (stored as its PNG).
+ * Originals are crops (≤ 256 px) stored as PNG; distortions come from the real encoders (distortions.ts).
  * Colour-tagged originals are made here: gAMA/cHRM chunks written into a PNG (libvips cannot write them)
  * and a Display P3 iCCP profile embedded by sharp.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { decodeRgb, sharpFromRgb } from '../../src/processors/image/quality/pixels.ts';
 import { corpusDir } from '../../test/support/corpus.ts';
+import { avif, cleanUp, type Distortion, jpeg, pngquant, run, toPng, webp } from './distortions.ts';
 import { type Chromaticities, withColourChunks, withoutChunks } from './png-chunks.ts';
 
 const outDir = resolve(import.meta.dirname, '../../test/fixtures/ssimulacra2');
 const skimage = 'usr/lib/python3/dist-packages/skimage/data';
 const forensics = 'usr/share/forensics-samples/original-files';
-
-type Distortion = { name: string; made: string; make: (png: Buffer) => Promise<Buffer>; ext: 'png' | 'jpg' };
-
-const work = mkdtempSync(join(tmpdir(), 'presso-pairs-'));
-const run = (cmd: string, args: string[]) =>
-  execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-const toPng = (input: Buffer) => sharp(input).png({ compressionLevel: 9 }).toBuffer();
-
-function viaFile(ext: string, command: (input: string, output: string) => [string, string[]]) {
-  return async (png: Buffer) => {
-    const input = join(work, 'in.png');
-    const output = join(work, `out.${ext}`);
-    writeFileSync(input, png);
-    const [cmd, args] = command(input, output);
-    run(cmd, args);
-    return toPng(readFileSync(output));
-  };
-}
-
-const jpeg = (quality: number, chroma: '4:2:0' | '4:4:4' = '4:2:0'): Distortion => ({
-  name: `mozjpeg-q${quality}${chroma === '4:4:4' ? '-444' : ''}`,
-  made: `sharp mozjpeg quality ${quality}, ${chroma}`,
-  ext: 'jpg',
-  make: (png) =>
-    sharp(png)
-      .flatten({ background: '#ffffff' })
-      .jpeg({ quality, mozjpeg: true, chromaSubsampling: chroma })
-      .toBuffer(),
-});
-const webp = (q: number): Distortion => ({
-  name: `cwebp-q${q}`,
-  made: `cwebp -q ${q}, decoded to PNG by sharp`,
-  ext: 'png',
-  make: viaFile('webp', (i, o) => ['cwebp', ['-quiet', '-q', String(q), i, '-o', o]]),
-});
-const avif = (q: number): Distortion => ({
-  name: `avifenc-q${q}`,
-  made: `avifenc --min ${q} --max ${q} -s 6, decoded to PNG by sharp`,
-  ext: 'png',
-  make: viaFile('avif', (i, o) => [
-    'avifenc',
-    ['-j', '1', '-s', '6', '--min', String(q), '--max', String(q), i, o],
-  ]),
-});
-const pngquant = (colours: number): Distortion => ({
-  name: `pngquant-${colours}`,
-  made: `pngquant --speed 3 ${colours}`,
-  ext: 'png',
-  make: async (png) => execFileSync('pngquant', ['--speed', '3', String(colours), '-'], { input: png }),
-});
 
 interface Source {
   name: string;
@@ -342,7 +290,7 @@ writeFileSync(
   join(outDir, 'pairs.json'),
   `${JSON.stringify({ reference: bin === undefined ? null : 'cloudinary/ssimulacra2 (SSIMULACRA 2.1), built from source', pairs }, null, 1)}\n`,
 );
-rmSync(work, { recursive: true, force: true });
+cleanUp();
 console.log(
   `${pairs.length} pairs in ${outDir}${bin === undefined ? ' (no reference scores: set SSIMULACRA2_BIN)' : ''}`,
 );
