@@ -15,7 +15,10 @@
 
 import { blurPlane } from './recursive-gaussian.ts';
 
-/** Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on grey like the reference tool). */
+/**
+ * Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on a dark and a light background, as the
+ * reference tool does).
+ */
 export interface RgbImage {
   data: Uint8Array;
   width: number;
