@@ -1,7 +1,8 @@
 /**
  * Opens an input for the pipeline: reads its header, refuses it if it breaks the limits (before any
  * pixel is decoded), and turns formats sharp cannot read (HEVC HEIC, BMP, ICO, SVG to sanitise) into a
- * file it can, in the job's work directory.
+ * file it can, in the job's work directory (and a gAMA/cHRM-tagged PNG into one with the equivalent ICC
+ * profile, which libvips honours).
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { renderSvgFile, sanitiseSvgFile } from './codecs/svg-process.ts';
 import { checkPixelLimits, type ImageLimits } from './limits.ts';
 import type { CompressionLevel, ResizeRequest } from './params.ts';
 import { toInputError } from './pipeline-errors.ts';
+import { profiledCopyOfTaggedPng } from './png-colour-source.ts';
 
 export interface ImageSource {
   /** What sharp reads (the input itself or a decoded/sanitised copy). */
@@ -110,6 +112,8 @@ async function openSharpInput(req: SourceRequest): Promise<ImageSource> {
       svg: undefined,
     };
   }
+  const profiled = await profiledCopyOfTaggedPng(req.path, inputMeta, req.workDir);
+  if (profiled !== undefined) return { ...(await finish(profiled, req)), inputMeta, applyOrientation: true };
   const open: SharpOptions = !animated && req.page !== undefined ? { page: req.page } : {};
   const meta = open.page === undefined ? inputMeta : await header(req.path, open, req.limits);
   if (open.page !== undefined) checkPixelLimits(meta.width, meta.height, 1, req.limits);

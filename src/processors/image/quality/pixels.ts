@@ -6,17 +6,28 @@
  * pixel-scale), while tiles keep them at their real scale. Tiles are multiples of 16 px and sit on a
  * 16 px grid, so JPEG/WebP/AVIF block boundaries in the mosaic match those of the full image.
  */
+import { readFile } from 'node:fs/promises';
 import sharp, { type Sharp } from 'sharp';
+import { pngColourTags, taggedToSrgb } from './png-colour.ts';
 import type { RgbImage } from './ssimulacra2.ts';
 
-/** Decodes any sharp input to interleaved 8-bit sRGB (RGBA when the image has alpha). */
+/**
+ * Decodes any sharp input to interleaved 8-bit sRGB (RGBA when the image has alpha), colour-managed like
+ * the reference metric: sharp converts an embedded ICC profile; a file or buffer that is a PNG with
+ * gAMA/cHRM (which libvips ignores) is converted by png-colour.ts. A sharp pipeline carries no file bytes,
+ * so its tags are the caller's business.
+ */
 export async function decodeRgb(input: string | Buffer | Sharp): Promise<RgbImage> {
-  const image = typeof input === 'string' || Buffer.isBuffer(input) ? sharp(input) : input.clone();
+  const bytes =
+    typeof input === 'string' ? await readFile(input) : Buffer.isBuffer(input) ? input : undefined;
+  const image = bytes === undefined ? (input as Sharp).clone() : sharp(bytes);
   const { data, info } = await image
     .toColourspace('srgb')
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
-  return fromRaw(data, info.width, info.height, info.channels);
+  const pixels = fromRaw(data, info.width, info.height, info.channels);
+  const tags = bytes === undefined ? undefined : pngColourTags(bytes);
+  return tags === undefined ? pixels : taggedToSrgb(pixels, tags);
 }
 
 /** Normalises a raw buffer of 1–4 channels to RGB or RGBA. */

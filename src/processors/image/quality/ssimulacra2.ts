@@ -8,12 +8,17 @@
  *   1-norm and 4-norm of each map → 108 numbers → the published weighted sum and polynomial.
  * 100 = identical, ~90 visually lossless at 1:1, ~80 very high, ~70 high, ~50 medium quality.
  *
- * One difference from libjxl: the blur is a direct separable Gaussian (radius 5, zero outside the image)
- * where libjxl uses a recursive approximation of the same Gaussian, so scores differ slightly in the
- * decimals (see docs/benchmarks.md for the validation against Butteraugli).
+ * The blur is the reference's own recursive Gaussian with its float32 rounding (recursive-gaussian.ts says
+ * why that matters). Agreement with the reference binary is tested on
+ * real pairs in test/processors/image/metric-reference.test.ts (numbers in docs/benchmarks.md).
  */
 
-/** Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on grey like the reference tool). */
+import { blurPlane } from './recursive-gaussian.ts';
+
+/**
+ * Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on a dark and a light background, as the
+ * reference tool does).
+ */
 export interface RgbImage {
   data: Uint8Array;
   width: number;
@@ -144,66 +149,6 @@ function toPositiveXyb(lin: Planes): Planes {
     ob[i] = s - y + 0.55;
   }
   return out;
-}
-
-const KERNEL_RADIUS = 5;
-const KERNEL = (() => {
-  const sigma = 1.5;
-  const k = new Float32Array(2 * KERNEL_RADIUS + 1);
-  let sum = 0;
-  for (let i = -KERNEL_RADIUS; i <= KERNEL_RADIUS; i++) {
-    const v = Math.exp(-(i * i) / (2 * sigma * sigma));
-    k[i + KERNEL_RADIUS] = v;
-    sum += v;
-  }
-  for (let i = 0; i < k.length; i++) k[i] = k[i]! / sum;
-  return k;
-})();
-
-/** Separable Gaussian (σ 1.5, zero outside the image); `tmp` is scratch of the same size. */
-function blurPlane(src: Float32Array, dst: Float32Array, tmp: Float32Array, width: number, height: number) {
-  const R = KERNEL_RADIUS;
-  const [k0, k1, k2, k3, k4, k5] = [
-    KERNEL[R]!,
-    KERNEL[R + 1]!,
-    KERNEL[R + 2]!,
-    KERNEL[R + 3]!,
-    KERNEL[R + 4]!,
-    KERNEL[R + 5]!,
-  ];
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const p = row + x;
-      if (x >= R && x < width - R) {
-        tmp[p] =
-          k0 * src[p]! +
-          k1 * (src[p - 1]! + src[p + 1]!) +
-          k2 * (src[p - 2]! + src[p + 2]!) +
-          k3 * (src[p - 3]! + src[p + 3]!) +
-          k4 * (src[p - 4]! + src[p + 4]!) +
-          k5 * (src[p - 5]! + src[p + 5]!);
-      } else {
-        let sum = 0;
-        const from = Math.max(-R, -x);
-        const to = Math.min(R, width - 1 - x);
-        for (let i = from; i <= to; i++) sum += KERNEL[i + R]! * src[p + i]!;
-        tmp[p] = sum;
-      }
-    }
-  }
-  // Vertical pass row by row (contiguous reads) instead of column by column.
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    dst.fill(0, row, row + width);
-    const from = Math.max(-R, -y);
-    const to = Math.min(R, height - 1 - y);
-    for (let i = from; i <= to; i++) {
-      const w = KERNEL[i + R]!;
-      const srcRow = row + i * width;
-      for (let x = 0; x < width; x++) dst[row + x] = dst[row + x]! + w * tmp[srcRow + x]!;
-    }
-  }
 }
 
 interface ScaleScores {
