@@ -15,152 +15,11 @@ import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { decodeRgb, sharpFromRgb } from '../../src/processors/image/quality/pixels.ts';
 import { corpusDir } from '../../test/support/corpus.ts';
-import { avif, cleanUp, type Distortion, jpeg, pngquant, run, toPng, webp } from './distortions.ts';
+import { cleanUp, type Distortion, run, toPng } from './distortions.ts';
+import { SOURCES, type Source, skimage } from './pair-sources.ts';
 import { type Chromaticities, withColourChunks, withoutChunks } from './png-chunks.ts';
 
 const outDir = resolve(import.meta.dirname, '../../test/fixtures/ssimulacra2');
-const skimage = 'usr/lib/python3/dist-packages/skimage/data';
-const forensics = 'usr/share/forensics-samples/original-files';
-
-interface Source {
-  name: string;
-  path: string;
-  kind: 'photo' | 'graphic' | 'alpha';
-  left?: number;
-  top?: number;
-  distortions: Distortion[];
-}
-
-const SOURCES: Source[] = [
-  {
-    name: 'coffee',
-    path: `${skimage}/coffee.png`,
-    kind: 'photo',
-    left: 200,
-    top: 60,
-    distortions: [jpeg(30), webp(50), avif(40), pngquant(64)],
-  },
-  {
-    name: 'astronaut',
-    path: `${skimage}/astronaut.png`,
-    kind: 'photo',
-    left: 128,
-    top: 40,
-    distortions: [jpeg(70), webp(80), avif(25), jpeg(90, '4:4:4')],
-  },
-  {
-    name: 'chelsea',
-    path: `${skimage}/chelsea.png`,
-    kind: 'photo',
-    left: 100,
-    top: 20,
-    distortions: [jpeg(50), webp(30), avif(50), pngquant(128)],
-  },
-  {
-    name: 'rocket',
-    path: `${skimage}/rocket.jpg`,
-    kind: 'photo',
-    left: 200,
-    top: 100,
-    distortions: [jpeg(85), webp(90), avif(35)],
-  },
-  {
-    name: 'motorcycle',
-    path: `${skimage}/motorcycle_left.png`,
-    kind: 'photo',
-    left: 240,
-    top: 120,
-    distortions: [jpeg(40), webp(65), avif(30)],
-  },
-  {
-    name: 'canon',
-    path: `${forensics}/pic1/IMG_1054.JPG`,
-    kind: 'photo',
-    left: 500,
-    top: 350,
-    distortions: [jpeg(60), webp(70), avif(45)],
-  },
-  {
-    name: 'phone',
-    path: `${forensics}/pic1/IMG-20191006-WA0002.jpg`,
-    kind: 'photo',
-    left: 380,
-    top: 260,
-    distortions: [jpeg(75, '4:4:4'), webp(45), avif(20)],
-  },
-  {
-    name: 'hubble',
-    path: `${skimage}/hubble_deep_field.jpg`,
-    kind: 'photo',
-    left: 400,
-    top: 300,
-    distortions: [jpeg(45), avif(35)],
-  },
-  {
-    name: 'page',
-    path: `${skimage}/page.png`,
-    kind: 'graphic',
-    left: 60,
-    top: 0,
-    distortions: [pngquant(8), jpeg(80), webp(75)],
-  },
-  {
-    name: 'text',
-    path: `${skimage}/text.png`,
-    kind: 'graphic',
-    left: 100,
-    top: 0,
-    distortions: [pngquant(16), jpeg(60)],
-  },
-  {
-    name: 'green-palette',
-    path: `${skimage}/green_palette.png`,
-    kind: 'graphic',
-    left: 32,
-    top: 0,
-    distortions: [pngquant(8), webp(60), avif(30)],
-  },
-  {
-    name: 'color',
-    path: `${skimage}/color.png`,
-    kind: 'graphic',
-    left: 60,
-    top: 60,
-    distortions: [pngquant(64), jpeg(70)],
-  },
-  {
-    name: 'debian-screen',
-    path: `${forensics}/pic2/d-debian.png`,
-    kind: 'alpha',
-    left: 300,
-    top: 200,
-    distortions: [pngquant(32), webp(75), avif(35)],
-  },
-  {
-    name: 'debian-alpha',
-    path: `${forensics}/pic1/debian.png`,
-    kind: 'alpha',
-    left: 280,
-    top: 150,
-    distortions: [pngquant(64), webp(60), avif(45)],
-  },
-  {
-    name: 'logo',
-    path: `${skimage}/logo.png`,
-    kind: 'alpha',
-    left: 120,
-    top: 120,
-    distortions: [pngquant(48), avif(40), webp(85)],
-  },
-  {
-    name: 'horse',
-    path: `${skimage}/horse.png`,
-    kind: 'alpha',
-    left: 80,
-    top: 40,
-    distortions: [pngquant(4), webp(50)],
-  },
-];
 
 const ADOBE_RGB: Chromaticities = {
   white: [0.3127, 0.329],
@@ -170,15 +29,18 @@ const ADOBE_RGB: Chromaticities = {
 };
 const TAGS = ['gAMA', 'cHRM', 'iCCP', 'sRGB'];
 
-async function crop(source: Source): Promise<Buffer> {
+/** The crop as PNG, and how it was taken (sharp, EXIF orientation applied). */
+async function crop(source: Source): Promise<{ png: Buffer; made: string }> {
   const image = sharp(join(corpusDir, source.path)).rotate();
   const { width = 0, height = 0 } = await image.metadata();
   const left = Math.min(source.left ?? 0, Math.max(0, width - 256));
   const top = Math.min(source.top ?? 0, Math.max(0, height - 256));
-  return image
-    .extract({ left, top, width: Math.min(256, width - left), height: Math.min(256, height - top) })
+  const size = { width: Math.min(256, width - left), height: Math.min(256, height - top) };
+  const png = await image
+    .extract({ left, top, ...size })
     .png({ compressionLevel: 9 })
     .toBuffer();
+  return { png, made: `${size.width}×${size.height} crop at (${left}, ${top}), as PNG` };
 }
 
 /** The stored pixel values of a tagged PNG, tags dropped: what a colour-blind pipeline would encode. */
@@ -195,6 +57,7 @@ interface Pair {
   source: string;
   kind: string;
   made: string;
+  originalMade: string;
   reference: number | null;
 }
 
@@ -202,12 +65,26 @@ const pairs: Pair[] = [];
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 
-async function add(name: string, source: string, kind: string, original: Buffer, distortions: Distortion[]) {
+async function add(
+  name: string,
+  source: string,
+  kind: string,
+  { png: original, made: originalMade }: { png: Buffer; made: string },
+  distortions: Distortion[],
+) {
   writeFileSync(join(outDir, `${name}.png`), original);
   for (const d of distortions) {
     const file = `${name}.${d.name}.${d.ext}`;
     writeFileSync(join(outDir, file), await d.make(original));
-    pairs.push({ original: `${name}.png`, distorted: file, source, kind, made: d.made, reference: null });
+    pairs.push({
+      original: `${name}.png`,
+      distorted: file,
+      source,
+      kind,
+      made: d.made,
+      originalMade,
+      reference: null,
+    });
   }
 }
 
@@ -261,8 +138,23 @@ const chelsea2 = await crop({
 });
 const adobe = (png: Buffer) => withColourChunks(png, 1 / 2.2, ADOBE_RGB);
 const mac = (png: Buffer) => withColourChunks(png, 1 / 1.8);
-await add('gama-chrm-coffee', `${skimage}/coffee.png`, 'gAMA+cHRM', adobe(coffee2), colourDistortions(adobe));
-await add('gama-chelsea', `${skimage}/chelsea.png`, 'gAMA', mac(chelsea2), colourDistortions(mac));
+await add(
+  'gama-chrm-coffee',
+  `${skimage}/coffee.png`,
+  'gAMA+cHRM',
+  {
+    png: adobe(coffee2.png),
+    made: `${coffee2.made}; gAMA 1/2.2 and cHRM Adobe RGB (1998), D65 written after IHDR`,
+  },
+  colourDistortions(adobe),
+);
+await add(
+  'gama-chelsea',
+  `${skimage}/chelsea.png`,
+  'gAMA',
+  { png: mac(chelsea2.png), made: `${chelsea2.made}; gAMA 1/1.8 written after IHDR (no cHRM)` },
+  colourDistortions(mac),
+);
 const rocketCrop = await crop({
   name: 'x',
   path: `${skimage}/rocket.jpg`,
@@ -271,7 +163,10 @@ const rocketCrop = await crop({
   top: 150,
   distortions: [],
 });
-const p3 = await sharp(rocketCrop).withIccProfile('p3').png({ compressionLevel: 9 }).toBuffer();
+const p3 = {
+  png: await sharp(rocketCrop.png).withIccProfile('p3').png({ compressionLevel: 9 }).toBuffer(),
+  made: `${rocketCrop.made}; converted to Display P3 with the profile embedded (sharp withIccProfile('p3'))`,
+};
 await add('iccp-p3-rocket', `${skimage}/rocket.jpg`, 'iCCP', p3, [
   ...colourDistortions((png) => png).slice(0, 2),
   tagged('p3-q85', 'sharp mozjpeg quality 85 keeping the P3 profile and values', (png) =>
