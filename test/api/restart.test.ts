@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import sharp from 'sharp';
 import { corpus } from '../support/corpus.ts';
 import { decode, ssim } from '../support/images.ts';
 import {
@@ -35,12 +36,15 @@ describe('restart after a crash', () => {
     dirs.push(dataDir);
     const { key } = await createAccountCli(dataDir, 'crash-test');
 
-    // One worker: the AVIF conversion of a 12 MP photo keeps it busy while the second job waits.
+    // One worker: the AVIF conversion of a 3 MP photo (seconds: a quality search of several encodes)
+    // keeps it busy while the second job waits. The 12 MP original cost ~20 s of CPU twice.
+    const photo = join(dataDir, 'photo-3mp.jpg');
+    await sharp(corpus.gpsPhoto).resize(2000, 1500).jpeg({ quality: 92 }).toFile(photo);
     const first = await spawnPresso(dataDir, { PRESSO_WORKERS: '1' });
     children.push(first);
     const client1 = testClient(first.url, key, first.cert);
     clients.push(client1);
-    const slow = await client1.upload(corpus.gpsPhoto, { async: true, image: { format: 'avif' } });
+    const slow = await client1.upload(photo, { async: true, image: { format: 'avif' } });
     assert.equal(slow.status, 202);
     const slowId = ((await slow.json()) as { id: string }).id;
     const waiting = await client1.upload(corpus.chelsea, { async: true, image: { resize: { width: 150 } } });
@@ -80,7 +84,7 @@ describe('restart after a crash', () => {
     const output = await download(client2, done);
     const decoded = await decode(output);
     assert.equal(decoded.format, 'heif');
-    assert.deepEqual([decoded.width, decoded.height], [4000, 3000]);
-    assert.ok((await ssim(output, corpus.gpsPhoto)) > 0.85);
+    assert.deepEqual([decoded.width, decoded.height], [2000, 1500]);
+    assert.ok((await ssim(output, photo)) > 0.85);
   });
 });

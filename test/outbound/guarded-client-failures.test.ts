@@ -9,7 +9,10 @@ const destination = scratchFiles();
 
 describe('upstream failures', () => {
   let server: TestServer;
-  const outbound = client({ allowCidrs: ['127.0.0.1/32'], totalTimeoutMs: 400 });
+  // Answers that complete get a generous limit (a busy machine must not turn a 404 into a time-out); only
+  // the sources that never finish meet the short one.
+  const outbound = client({ allowCidrs: ['127.0.0.1/32'], totalTimeoutMs: 60_000 });
+  const impatient = client({ allowCidrs: ['127.0.0.1/32'], totalTimeoutMs: 400 });
   before(async () => {
     server = await serve('127.0.0.1', (req, res) => {
       const path = req.url ?? '/';
@@ -41,6 +44,7 @@ describe('upstream failures', () => {
   });
   after(async () => {
     await outbound.close();
+    await impatient.close();
     await server.close();
   });
 
@@ -98,7 +102,7 @@ describe('upstream failures', () => {
 
   it('times out when no answer comes', async () => {
     await assert.rejects(
-      outbound.download({
+      impatient.download({
         url: `${server.origin}/stall-headers`,
         destinationPath: destination(),
         maxBytes: 100,
@@ -110,7 +114,7 @@ describe('upstream failures', () => {
   it('times out a stalled body and deletes the partial file', async () => {
     const path = destination();
     await assert.rejects(
-      outbound.download({ url: `${server.origin}/stall-body`, destinationPath: path, maxBytes: 100 }),
+      impatient.download({ url: `${server.origin}/stall-body`, destinationPath: path, maxBytes: 100 }),
       isUpstream(/did not answer in full/),
     );
     assert.equal(existsSync(path), false);
