@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 // The image processor's admission budget is counted in decoded pixels.
-import { AdmissionBudget as PixelBudget } from '../shared/admission-budget.ts';
+import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
@@ -41,7 +41,10 @@ const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'hei
  * `budget` is the process's in-flight memory budget, in bytes (see `memoryShare`); tests pass their own
  * to watch it. Without one, a budget of `memoryInFlight` is made, which must hold the largest image.
  */
-export function createImageProcessor(options: ImageProcessorOptions = {}, budget?: PixelBudget): Processor {
+export function createImageProcessor(
+  options: ImageProcessorOptions = {},
+  budget?: AdmissionBudget,
+): Processor {
   const limits: ImageLimits = { ...DEFAULT_IMAGE_LIMITS };
   for (const key of Object.keys(limits) as (keyof ImageLimits)[]) {
     const value = options[key];
@@ -53,7 +56,7 @@ export function createImageProcessor(options: ImageProcessorOptions = {}, budget
         `(${limits.maxPixels} pixels: ${largestImageShare(limits)} bytes)`,
     );
   }
-  const memory = budget ?? new PixelBudget(limits.memoryInFlight);
+  const memory = budget ?? new AdmissionBudget(limits.memoryInFlight);
   return {
     name: 'image',
     kind: 'image',
@@ -68,7 +71,7 @@ export function createImageProcessor(options: ImageProcessorOptions = {}, budget
 async function processImage(
   request: ProcessRequest,
   limits: ImageLimits,
-  budget: PixelBudget,
+  budget: AdmissionBudget,
 ): Promise<ProcessResult> {
   const problems = checkImageParams(request.params, 'image');
   if (problems.length > 0) throw new ValidationError(problems);

@@ -1,7 +1,8 @@
 /**
- * Bounds what the jobs of one process hold at once, in units the processor chooses: decoded pixels for
- * images (memory grows with them: libvips' decoded image, the quality search's reference, so two 24 MP
- * photos at once cost far more than two phone snapshots), CPU-seconds or concurrent encodes for video.
+ * Bounds what the jobs of one process hold at once, in units the processor chooses: bytes of decoded
+ * image data for images (memory grows with them: libvips' decoded image, the quality search's reference,
+ * so two 24 MP photos at once cost far more than two phone snapshots; sized by image/limits.ts
+ * `memoryShare`), CPU-seconds or concurrent encodes for video.
  * Jobs take a share equal to their units and wait, in arrival order, while the budget is spent; a job
  * larger than the whole budget runs alone. Small jobs keep every worker busy; only large ones take turns.
  */
