@@ -2,12 +2,15 @@
 // distortedLinear, width, height, blurConstants) → Promise<Float64Array>. The work runs in an
 // napi_async_work on libuv's thread pool, so the event loop stays free while it scores; the typed arrays
 // are held by references until the promise settles, and read (never written) by the worker thread.
+// cbrt(Float64Array) → Float64Array exposes the metric's cube root, so its bit-identity with V8's Math.cbrt
+// is tested directly: the scores alone rarely show it (fdlibm_cbrt.h).
 #include <node_api.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "fdlibm_cbrt.h"
 #include "metric.h"
 
 namespace {
@@ -153,11 +156,40 @@ napi_value ScaleStats(napi_env env, napi_callback_info info) {
   return promise;
 }
 
-napi_value Init(napi_env env, napi_value exports) {
-  napi_value fn = nullptr;
-  if (!Check(env, napi_create_function(env, "scaleStats", NAPI_AUTO_LENGTH, ScaleStats, nullptr, &fn)) ||
-      !Check(env, napi_set_named_property(env, exports, "scaleStats", fn)))
+napi_value Cbrt(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg = nullptr;
+  if (!Check(env, napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr))) return nullptr;
+  bool is_typed = false;
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  if (argc != 1 || napi_is_typedarray(env, arg, &is_typed) != napi_ok || !is_typed ||
+      napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_float64_array) {
+    napi_throw_type_error(env, nullptr, "ssimulacra2 native: cbrt takes one Float64Array");
     return nullptr;
+  }
+  void* out = nullptr;
+  napi_value buffer = nullptr;
+  napi_value result = nullptr;
+  if (!Check(env, napi_create_arraybuffer(env, length * sizeof(double), &out, &buffer)) ||
+      !Check(env, napi_create_typedarray(env, napi_float64_array, length, buffer, 0, &result)))
+    return nullptr;
+  const auto* in = static_cast<const double*>(data);
+  auto* values = static_cast<double*>(out);
+  for (size_t i = 0; i < length; i++) values[i] = ssimulacra2::V8Cbrt(in[i]);
+  return result;
+}
+
+bool Export(napi_env env, napi_value exports, const char* name, napi_callback callback) {
+  napi_value fn = nullptr;
+  return Check(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &fn)) &&
+         Check(env, napi_set_named_property(env, exports, name, fn));
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  if (!Export(env, exports, "scaleStats", ScaleStats) || !Export(env, exports, "cbrt", Cbrt)) return nullptr;
   return exports;
 }
 

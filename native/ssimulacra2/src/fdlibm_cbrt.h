@@ -1,8 +1,11 @@
 // Cube root giving the same bits as V8's Math.cbrt, which the TypeScript metric uses. V8 implements
 // Math.cbrt with the fdlibm/FreeBSD algorithm (base/ieee754.cc); glibc's cbrt differs from it in the last
-// bit on 57 % of inputs in 0.0037..1.004 (20 M random doubles), enough to break bit-identity. The steps
-// below are that published algorithm: a bit-level estimate to 5 bits, a polynomial in t³/x to 23 bits,
-// rounding to 23 bits, one Newton step; checked against Math.cbrt on 20 M inputs with no difference.
+// bit on 57 % of inputs in 0.0037..1.004 (20 M random doubles). The float32 rounding of the XYB planes
+// hides almost all of that (no plane value differs for any of the 16.7 M 8-bit colours, nor for 50 M
+// random 2×2 averages), but not by construction, so the metric uses this one. The steps are that published
+// algorithm: a bit-level estimate to 5 bits, a polynomial in t³/x to 23 bits, rounding to 23 bits, one
+// Newton step; checked against Math.cbrt on 20 M inputs with no difference, and by
+// test/processors/image/ssimulacra2-native.test.ts through the addon's cbrt export.
 #pragma once
 
 #include <cstdint>

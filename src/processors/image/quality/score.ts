@@ -40,7 +40,8 @@ export async function measureSsimulacra2(reference: RgbImage, distorted: RgbImag
   if (!warnedFallback) {
     warnedFallback = true;
     process.emitWarning(
-      `native SSIMULACRA 2 not loaded (${loadError.message}); scoring in TypeScript on the event loop. ` +
+      `native SSIMULACRA 2 not loaded (${loadError.message.split('\n')[0]}); scoring in TypeScript on the ` +
+        'event loop. ' +
         'Run scripts/setup.sh to build it.',
       { code: 'PRESSO_SSIMULACRA2_FALLBACK' },
     );

@@ -23,6 +23,8 @@ interface Addon {
     height: number,
     blur: Float64Array,
   ): Promise<Float64Array>;
+  /** The cube root the metric uses (V8's algorithm), exposed for its test. */
+  cbrt(values: Float64Array): Float64Array;
 }
 
 /** Where node-gyp puts the addon (gitignored; scripts/setup.sh builds it when missing or stale). */
@@ -46,6 +48,13 @@ const loaded = load();
 /** Why the addon could not be loaded, or undefined when it is loaded. */
 export function nativeSsimulacra2LoadError(): Error | undefined {
   return loaded.error;
+}
+
+/** The addon's cube root of each value (for its test against Math.cbrt); throws the load error. */
+export function nativeCbrt(values: Float64Array): Float64Array {
+  const { addon, error } = loaded;
+  if (addon === undefined) throw error;
+  return addon.cbrt(values);
 }
 
 /** The RGBA tables by background (256 KB each; two backgrounds are ever used), made on first use. */
