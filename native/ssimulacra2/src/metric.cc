@@ -83,6 +83,9 @@ Planes Downsample(const Planes& in) {
   return out;
 }
 
+/** Math.max(0, v) for the values here (never NaN), inline: std::fmax was a library call in the hot loop. */
+inline double NonNegative(double v) { return v > 0 ? v : 0.0; }
+
 Planes ToPositiveXyb(const Planes& lin) {
   const double neg_cbrt_bias = -V8Cbrt(kOpsinBias);
   Planes out(lin.width, lin.height);
@@ -94,9 +97,9 @@ Planes ToPositiveXyb(const Planes& lin) {
     const double ri = r[i];
     const double gi = g[i];
     const double bi = b[i];
-    const double l = V8Cbrt(std::fmax(0.0, kM00 * ri + kM01 * gi + kM02 * bi + kOpsinBias)) + neg_cbrt_bias;
-    const double m = V8Cbrt(std::fmax(0.0, kM10 * ri + kM11 * gi + kM12 * bi + kOpsinBias)) + neg_cbrt_bias;
-    const double s = V8Cbrt(std::fmax(0.0, kM20 * ri + kM21 * gi + kM22 * bi + kOpsinBias)) + neg_cbrt_bias;
+    const double l = V8Cbrt(NonNegative(kM00 * ri + kM01 * gi + kM02 * bi + kOpsinBias)) + neg_cbrt_bias;
+    const double m = V8Cbrt(NonNegative(kM10 * ri + kM11 * gi + kM12 * bi + kOpsinBias)) + neg_cbrt_bias;
+    const double s = V8Cbrt(NonNegative(kM20 * ri + kM21 * gi + kM22 * bi + kOpsinBias)) + neg_cbrt_bias;
     const double x = 0.5 * (l - m);
     const double y = 0.5 * (l + m);
     out.p[0][i] = static_cast<float>(x * 14 + 0.42);
