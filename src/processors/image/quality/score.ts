@@ -39,12 +39,11 @@ export async function measureSsimulacra2(reference: RgbImage, distorted: RgbImag
   if (loadError === undefined) return ssimulacra2Native(reference, distorted);
   if (!warnedFallback) {
     warnedFallback = true;
-    process.emitWarning(
-      `native SSIMULACRA 2 not loaded (${loadError.message.split('\n')[0]}); scoring in TypeScript on the ` +
-        'event loop. ' +
-        'Run scripts/setup.sh to build it.',
-      { code: 'PRESSO_SSIMULACRA2_FALLBACK' },
-    );
+    const why = loadError.message.split('\n')[0];
+    const message = `native SSIMULACRA 2 not loaded (${why}); scoring in TypeScript on the event loop`;
+    process.emitWarning(`${message}. Run scripts/setup.sh to build it.`, {
+      code: 'PRESSO_SSIMULACRA2_FALLBACK',
+    });
   }
   return ssimulacra2(reference, distorted);
 }
