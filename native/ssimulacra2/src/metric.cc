@@ -109,23 +109,41 @@ Planes ToPositiveXyb(const Planes& lin) {
   return out;
 }
 
-void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blur, double* stats) {
+/**
+ * The seven scratch planes of a scale, allocated once at the first (largest) scale and reused by the
+ * smaller ones: fresh zeroed planes per scale cost 3–4 % of a call's CPU (page faults and memset).
+ * Every element a scale reads is written first, so what an earlier scale left there never matters.
+ */
+struct Scratch {
+  std::vector<float> tmp, mu1, mu2, s11, s22, s12, mul;
+
+  explicit Scratch(size_t n) : tmp(n), mu1(n), mu2(n), s11(n), s22(n), s12(n), mul(n) {}
+};
+
+void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blur, Scratch& scratch,
+                double* stats) {
   const size_t w = img1.width;
   const size_t h = img1.height;
   const size_t n = w * h;
-  std::vector<float> tmp(n), mu1(n), mu2(n), s11(n), s22(n), s12(n), mul(n);
+  float* tmp = scratch.tmp.data();
+  float* mu1 = scratch.mu1.data();
+  float* mu2 = scratch.mu2.data();
+  float* s11 = scratch.s11.data();
+  float* s22 = scratch.s22.data();
+  float* s12 = scratch.s12.data();
+  float* mul = scratch.mul.data();
   const double inv = 1.0 / static_cast<double>(n);
   for (int c = 0; c < 3; c++) {
     const float* a = img1.p[c].data();
     const float* b = img2.p[c].data();
     for (size_t i = 0; i < n; i++) mul[i] = static_cast<float>(static_cast<double>(a[i]) * a[i]);
-    BlurPlane(blur, mul.data(), s11.data(), tmp.data(), w, h);
+    BlurPlane(blur, mul, s11, tmp, w, h);
     for (size_t i = 0; i < n; i++) mul[i] = static_cast<float>(static_cast<double>(b[i]) * b[i]);
-    BlurPlane(blur, mul.data(), s22.data(), tmp.data(), w, h);
+    BlurPlane(blur, mul, s22, tmp, w, h);
     for (size_t i = 0; i < n; i++) mul[i] = static_cast<float>(static_cast<double>(a[i]) * b[i]);
-    BlurPlane(blur, mul.data(), s12.data(), tmp.data(), w, h);
-    BlurPlane(blur, a, mu1.data(), tmp.data(), w, h);
-    BlurPlane(blur, b, mu2.data(), tmp.data(), w, h);
+    BlurPlane(blur, mul, s12, tmp, w, h);
+    BlurPlane(blur, a, mu1, tmp, w, h);
+    BlurPlane(blur, b, mu2, tmp, w, h);
     double ssim1 = 0, ssim4 = 0, art1 = 0, art4 = 0, lost1 = 0, lost4 = 0;
     for (size_t i = 0; i < n; i++) {
       const double m1 = mu1[i];
@@ -166,6 +184,7 @@ std::vector<double> ScaleStats(const Image& reference, const Image& distorted, s
   Planes lin1 = ToLinear(reference, width, height);
   Planes lin2 = ToLinear(distorted, width, height);
   std::vector<double> stats;
+  Scratch scratch(width * height);
   for (int scale = 0; scale < kNumScales; scale++) {
     if (lin1.width < 8 || lin1.height < 8) break;
     if (scale > 0) {
@@ -173,7 +192,7 @@ std::vector<double> ScaleStats(const Image& reference, const Image& distorted, s
       lin2 = Downsample(lin2);
     }
     stats.resize(stats.size() + kStatsPerScale);
-    ScoreScale(ToPositiveXyb(lin1), ToPositiveXyb(lin2), blur, stats.data() + stats.size() - kStatsPerScale);
+    ScoreScale(ToPositiveXyb(lin1), ToPositiveXyb(lin2), blur, scratch, stats.data() + stats.size() - kStatsPerScale);
   }
   return stats;
 }
