@@ -8,8 +8,8 @@ import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { searchFormatQuality, type TuningReport } from '../../src/processors/image/encoders.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from '../../src/processors/image/quality/pixels.ts';
+import { measureSsimulacra2 } from '../../src/processors/image/quality/score.ts';
 import { searchQuality } from '../../src/processors/image/quality/search.ts';
-import { ssimulacra2 } from '../../src/processors/image/quality/ssimulacra2.ts';
 import { type LossyLevel, QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
 
 const corpus = resolve(import.meta.dirname, '../../.corpus/bench/usr/share/backgrounds/mate/nature');
@@ -47,7 +47,7 @@ for (const file of files) {
           const out = await sharpFromRgb(proxy)
             .jpeg({ mozjpeg: true, quality, chromaSubsampling: sub })
             .toBuffer();
-          const s = ssimulacra2(proxy, await decodeRgb(out));
+          const s = await measureSsimulacra2(proxy, await decodeRgb(out));
           if (s >= QUALITY_TARGETS[level]) bytes = out.length;
           return s;
         },

@@ -18,9 +18,9 @@ import {
   stitch,
   type TileGrid,
 } from './quality/pixels.ts';
-import { SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
-import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
+import type { RgbImage } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
 /**
@@ -227,7 +227,7 @@ function searchOnProxy(
           return decodeRgb(encoded);
         }),
       );
-      return ssimulacra2(reference, stitch({ ...proxy, tiles: decoded }));
+      return measureSsimulacra2(reference, stitch({ ...proxy, tiles: decoded }));
     },
   });
 }

@@ -12,9 +12,9 @@ import type { ToolRun } from '../shared/run-tool.ts';
 import { decodeJxl, encodeJxl } from './codecs/jxl.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
-import { SCORE_MOSAIC, scoreAgainstMosaic } from './quality/score.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scoreAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
-import { type RgbImage, ssimulacra2 } from './quality/ssimulacra2.ts';
+import type { RgbImage } from './quality/ssimulacra2.ts';
 import { type LossyLevel, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
 /** Distances searched: 0.1 to 8.0 in steps of 0.1 (cjxl: 1.0 ≈ visually lossless). */
@@ -43,7 +43,7 @@ export async function encodeTunedJxl(pipeline: Sharp, level: LossyLevel, job: Jx
   const scoreOf = async (jxl: string, against: RgbImage, whole: boolean) => {
     await decodeJxl(jxl, decodedPng, job.run);
     const output = await decodeRgb(decodedPng);
-    return whole ? scoreAgainstMosaic(against, output) : ssimulacra2(against, output);
+    return whole ? scoreAgainstMosaic(against, output) : measureSsimulacra2(against, output);
   };
   const result = await checkedSearch({
     target: QUALITY_TARGETS[level],

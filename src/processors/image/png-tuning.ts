@@ -13,9 +13,8 @@ import { ancillaryChunks } from './codecs/png-chunks.ts';
 import { encodeNearLosslessPng, quantiseResiduals } from './codecs/png-near-lossless.ts';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
-import { SCORE_MOSAIC, scoreEncodedAgainstMosaic, scorePixels } from './quality/score.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic, scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
-import { ssimulacra2 } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
 /** libimagequant picks the fewest palette colours that reach this quality (0–100). */
@@ -84,7 +83,7 @@ export async function tunedPng(
     signal,
     trial: async (quality) => {
       const { reconstructed } = quantiseResiduals(proxy, MAX_STEP + 1 - quality);
-      return ssimulacra2(proxy, reconstructed);
+      return measureSsimulacra2(proxy, reconstructed);
     },
   });
   report.trials += result.trials.length;
@@ -94,7 +93,7 @@ export async function tunedPng(
   for (let check = 0; check < 3 && step > 1; check++) {
     signal?.throwIfAborted();
     const quantised = quantiseResiduals(reference, step);
-    const score = scorePixels(reference, quantised.reconstructed);
+    const score = await scorePixels(reference, quantised.reconstructed);
     report.trials += 1;
     if (score >= QUALITY_TARGETS[level]) {
       report.fallback = 'near-lossless';

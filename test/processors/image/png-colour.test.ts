@@ -101,7 +101,7 @@ test('the image processor keeps the colours of a gAMA/cHRM PNG: every output mee
   const input = await decodeRgb(path);
   for (const format of ['png', 'jpeg', 'webp']) {
     const result = await runImage(path, { level: 'high', format });
-    const score = scorePixels(input, await decodeRgb(await readFile(result.path)));
+    const score = await scorePixels(input, await decodeRgb(await readFile(result.path)));
     assert.ok(score >= 78, `${format}: ${score.toFixed(2)}`);
   }
   // metadata: keep carries the tags' colour space along as the equivalent ICC profile.

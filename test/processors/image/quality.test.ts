@@ -126,7 +126,7 @@ describe('scoring outputs', () => {
     assert.deepEqual([banded.width, banded.height], [whole.width, whole.height]);
     assert.ok(Buffer.from(banded.data).equals(Buffer.from(whole.data)));
     const score = await scoreEncodedAgainstMosaic(wide, jpeg, 'jpeg');
-    assert.equal(score, scoreAgainstMosaic(wide, await decodeRgb(jpeg)));
+    assert.equal(score, await scoreAgainstMosaic(wide, await decodeRgb(jpeg)));
     assert.ok(score > 50 && score < 95, String(score));
   });
 });

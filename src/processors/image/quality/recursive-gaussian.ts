@@ -74,6 +74,13 @@ for (let k = 0; k < 3; k++) {
   MUL_PREV2.set([-1, d, -d2 + 1, d2 * d - 2 * d].map(f), 4 * k);
 }
 
+/**
+ * The filter's constants for the native blur (native/ssimulacra2/src/recursive_gaussian.h), in its order:
+ * MUL_IN, MUL_PREV, MUL_PREV2, N2, D1. Computed here because V8's Math.cos/sin/tan/exp and C's differ in
+ * the last bit.
+ */
+export const BLUR_CONSTANTS = Float64Array.from([...MUL_IN, ...MUL_PREV, ...MUL_PREV2, ...N2, ...D1]);
+
 /** Resonator states of the row pass: prev and prev2 per k. */
 const state = new Float64Array(6);
 const lanes = new Float64Array(12);

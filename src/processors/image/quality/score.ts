@@ -7,6 +7,7 @@
 import type { Sharp } from 'sharp';
 import { decodeJpegMosaic, decodeRgb, type MosaicOptions, mosaic } from './pixels.ts';
 import { type RgbImage, ssimulacra2 } from './ssimulacra2.ts';
+import { nativeSsimulacra2LoadError, ssimulacra2Native } from './ssimulacra2-native.ts';
 
 export const SCORE_MOSAIC: MosaicOptions = { tile: 512, grid: 3 };
 
@@ -27,18 +28,38 @@ export async function scoreOutput(
   return scorePixels(ref, out);
 }
 
-export function scorePixels(reference: RgbImage, output: RgbImage, tiles = SCORE_MOSAIC): number {
+let warnedFallback = false;
+
+/**
+ * SSIMULACRA 2 by the native addon, off the event loop, when it is loaded; otherwise by the TypeScript
+ * reference on this thread (the same number, slower and blocking), with one warning saying why.
+ */
+export async function measureSsimulacra2(reference: RgbImage, distorted: RgbImage): Promise<number> {
+  const loadError = nativeSsimulacra2LoadError();
+  if (loadError === undefined) return ssimulacra2Native(reference, distorted);
+  if (!warnedFallback) {
+    warnedFallback = true;
+    const why = loadError.message.split('\n')[0];
+    const message = `native SSIMULACRA 2 not loaded (${why}); scoring in TypeScript on the event loop`;
+    process.emitWarning(`${message}. Run scripts/setup.sh to build it.`, {
+      code: 'PRESSO_SSIMULACRA2_FALLBACK',
+    });
+  }
+  return ssimulacra2(reference, distorted);
+}
+
+export function scorePixels(reference: RgbImage, output: RgbImage, tiles = SCORE_MOSAIC): Promise<number> {
   const [a, b] = alignChannels(reference, output);
-  return ssimulacra2(mosaic(a, tiles), mosaic(b, tiles));
+  return measureSsimulacra2(mosaic(a, tiles), mosaic(b, tiles));
 }
 
 /**
  * `scorePixels` for a caller that keeps only the wide mosaic of its reference (`mosaic(reference,
  * SCORE_MOSAIC)`, 7 MB) instead of the whole decoded image (72 MB at 24 MP) while it encodes and decodes.
  */
-export function scoreAgainstMosaic(referenceMosaic: RgbImage, output: RgbImage): number {
+export function scoreAgainstMosaic(referenceMosaic: RgbImage, output: RgbImage): Promise<number> {
   const [a, b] = alignChannels(referenceMosaic, mosaic(output, SCORE_MOSAIC));
-  return ssimulacra2(a, b);
+  return measureSsimulacra2(a, b);
 }
 
 /** `scoreAgainstMosaic` of an encoded output; a JPEG or PNG is decoded band by band (quality/pixels.ts). */

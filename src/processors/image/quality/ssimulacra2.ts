@@ -80,6 +80,27 @@ function planes(width: number, height: number): Planes {
   return { width, height, p: [new Float32Array(n), new Float32Array(n), new Float32Array(n)] };
 }
 
+/** One 8-bit sRGB value `v` at opacity `a` (0..1) on `background`, blended in sRGB, → linear. */
+function blendToLinear(v: number, a: number, background: number): number {
+  const s = (v / 255) * a + (1 - a) * background;
+  return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+}
+
+/**
+ * toLinear as a table for the native metric (ssimulacra2-native.ts), float32 as toLinear stores it: 256
+ * entries by value for RGB, 256 × 256 by alpha then value for RGBA on `background`. V8's `**` differs from
+ * C's pow in the last bit, so the native code looks these up instead of computing them.
+ */
+export function linearTable(channels: 3 | 4, background: number): Float32Array {
+  if (channels === 3) return SRGB_TO_LINEAR;
+  const table = new Float32Array(256 * 256);
+  for (let alpha = 0; alpha < 256; alpha++) {
+    const a = alpha / 255;
+    for (let v = 0; v < 256; v++) table[alpha * 256 + v] = blendToLinear(v, a, background);
+  }
+  return table;
+}
+
 /** 8-bit sRGB (alpha blended on `background`, in sRGB as the reference does) → linear RGB planes. */
 function toLinear(image: RgbImage, background: number): Planes {
   const { width, height, channels, data } = image;
@@ -90,13 +111,9 @@ function toLinear(image: RgbImage, background: number): Planes {
     const k = i * channels;
     if (channels === 4) {
       const a = data[k + 3]! / 255;
-      const blend = (v: number) => {
-        const s = (v / 255) * a + (1 - a) * background;
-        return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-      };
-      r[i] = blend(data[k]!);
-      g[i] = blend(data[k + 1]!);
-      b[i] = blend(data[k + 2]!);
+      r[i] = blendToLinear(data[k]!, a, background);
+      g[i] = blendToLinear(data[k + 1]!, a, background);
+      b[i] = blendToLinear(data[k + 2]!, a, background);
     } else {
       r[i] = SRGB_TO_LINEAR[data[k]!]!;
       g[i] = SRGB_TO_LINEAR[data[k + 1]!]!;
@@ -151,7 +168,7 @@ function toPositiveXyb(lin: Planes): Planes {
   return out;
 }
 
-interface ScaleScores {
+export interface ScaleScores {
   ssim: number[]; // [c*2 + n]
   edge: number[]; // [c*4 + n] ringing, [c*4 + 2 + n] blurring
 }
@@ -214,7 +231,8 @@ function scoreScale(img1: Planes, img2: Planes): ScaleScores {
   return { ssim, edge };
 }
 
-function combine(scales: ScaleScores[]): number {
+/** The weighted sum of the scales' statistics and the published polynomial: the score. */
+export function combine(scales: ScaleScores[]): number {
   let sum = 0;
   let i = 0;
   for (let c = 0; c < 3; c++) {
@@ -249,20 +267,24 @@ function scoreOnBackground(reference: RgbImage, distorted: RgbImage, background:
 }
 
 /**
- * SSIMULACRA 2 score of `distorted` against `reference` (same size). Images with alpha are scored on a dark
- * and a light background and the worse score is kept, as the reference command-line tool does.
+ * The backgrounds an image pair is scored on: a dark and a light one when either has alpha (the worse
+ * score is kept, as the reference command-line tool does), mid grey otherwise.
  */
-export function ssimulacra2(reference: RgbImage, distorted: RgbImage): number {
+export function backgroundsOf(reference: RgbImage, distorted: RgbImage): number[] {
   if (reference.width !== distorted.width || reference.height !== distorted.height) {
     throw new Error(
       `ssimulacra2: sizes differ (${reference.width}×${reference.height} vs ${distorted.width}×${distorted.height})`,
     );
   }
-  if (reference.channels === 4 || distorted.channels === 4) {
-    return Math.min(
-      scoreOnBackground(reference, distorted, 0.1),
-      scoreOnBackground(reference, distorted, 0.9),
-    );
-  }
-  return scoreOnBackground(reference, distorted, 0.5);
+  return reference.channels === 4 || distorted.channels === 4 ? [0.1, 0.9] : [0.5];
+}
+
+/**
+ * SSIMULACRA 2 score of `distorted` against `reference` (same size), in TypeScript on the calling thread:
+ * the reference for the native metric (quality/measure.ts), and its fallback.
+ */
+export function ssimulacra2(reference: RgbImage, distorted: RgbImage): number {
+  return Math.min(
+    ...backgroundsOf(reference, distorted).map((bg) => scoreOnBackground(reference, distorted, bg)),
+  );
 }

@@ -1,0 +1,31 @@
+// SSIMULACRA 2 per-scale statistics, the C++ twin of scoreOnBackground in
+// src/processors/image/quality/ssimulacra2.ts up to (not including) the weighted sum, which stays in
+// TypeScript (it uses `**`, whose last bit differs between V8 and glibc). Pure computation: no Node-API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "recursive_gaussian.h"
+
+namespace ssimulacra2 {
+
+/** 8-bit interleaved RGB or RGBA with its sRGB → linear table (256 entries, or 256 · 256 by alpha, value). */
+struct Image {
+  const uint8_t* data;
+  int channels;  // 3 or 4
+  const float* linear;
+};
+
+/** Numbers per scale: ssim[c·2 + n] (6), then edge[c·4 + n] ringing / [c·4 + 2 + n] blurring (12). */
+constexpr size_t kStatsPerScale = 18;
+
+/**
+ * The per-scale statistics of distorted against reference (both width × height), scale after scale
+ * while the image is at least 8 × 8, at most 6 scales: kStatsPerScale numbers each.
+ */
+std::vector<double> ScaleStats(const Image& reference, const Image& distorted, size_t width, size_t height,
+                               const BlurConstants& blur);
+
+}  // namespace ssimulacra2
