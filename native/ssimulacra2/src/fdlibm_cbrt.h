@@ -6,6 +6,12 @@
 // algorithm: a bit-level estimate to 5 bits, a polynomial in t³/x to 23 bits, rounding to 23 bits, one
 // Newton step; checked against Math.cbrt on 20 M inputs with no difference, and by
 // test/processors/image/ssimulacra2-native.test.ts through the addon's cbrt export.
+//
+// The algorithm and its constants are fdlibm's s_cbrt.c, whose notice is kept as it asks:
+//   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+//   Developed at SunPro, a Sun Microsystems, Inc. business.
+//   Permission to use, copy, modify, and distribute this software is freely granted, provided that this
+//   notice is preserved.
 #pragma once
 
 #include <cstdint>
