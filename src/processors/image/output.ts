@@ -62,7 +62,7 @@ async function encodeRaster(
   path: string,
   reference?: LossyReference,
 ): Promise<Candidate> {
-  // Lossy levels search the encoder quality that meets the level's perceptual target (encoders.ts).
+  // Lossy levels search the encoder quality that meets the level's perceptual target (tuned-encoder.ts).
   // The search is within the time budget too: under CPU load its encodes used to run on for many
   // seconds past the deadline (a 1 s budget on a 12 MP AVIF answered after 19.5 s).
   const search = applyTunedEncoder(pipelineFor(ctx, format), format, {
