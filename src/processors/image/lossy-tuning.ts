@@ -7,6 +7,7 @@
 import type { Sharp } from 'sharp';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { applyEncoder, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
+import { paletteOptions } from './png-tuning.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import {
   decodeRgb,
@@ -137,6 +138,16 @@ export async function probeLossy(
   const probe = await proxyTrial(reference.proxy, format, level, LOSSY_RANGES[format][level].quality, memo);
   const aim = QUALITY_TARGETS[level] + PROXY_MARGIN;
   return { ...probe, bytesAtAim: probe.bytes * Math.exp(BYTES_PER_POINT * (aim - probe.score)) };
+}
+
+/**
+ * The palette PNG of the proxy (libimagequant at the level's palette quality), for `auto` to judge the
+ * PNG candidate without running its search: its output is that palette when the palette serves, and a
+ * larger near-lossless or lossless file when it does not.
+ */
+export async function probePalette(reference: LossyReference, level: LossyLevel): Promise<number> {
+  const png = await sharpFromRgb(stitch(reference.proxy)).png(paletteOptions(level)).toBuffer();
+  return png.length;
 }
 
 /**
