@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { searchFormatQuality, type TuningReport } from '../../src/processors/image/encoders.ts';
+import { searchFormatQuality, type TuningReport } from '../../src/processors/image/lossy-tuning.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from '../../src/processors/image/quality/pixels.ts';
 import { measureSsimulacra2 } from '../../src/processors/image/quality/score.ts';
 import { searchQuality } from '../../src/processors/image/quality/search.ts';

@@ -1,27 +1,14 @@
 /**
  * Output settings per format and compression level. Lossy levels are defined by perceptual targets
  * (quality/targets.ts); the encoder quality that reaches the target is searched per image on a proxy
- * (quality/search.ts), starting from a default tuned on the corpus (docs/benchmarks.md). PNG has its own
- * candidates (palette, near-lossless, lossless) and oxipng: png-tuning.ts.
+ * (quality/search.ts, lossy-tuning.ts; tuned-encoder.ts picks the search per format), starting from a
+ * default tuned on the corpus (docs/benchmarks.md). PNG has its own candidates (palette, near-lossless,
+ * lossless) and oxipng: png-tuning.ts.
  */
 import type { Sharp } from 'sharp';
-import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import type { CompressionLevel, RasterFormat } from './params.ts';
-import { LOSSLESS_PNG, losslessPng, paletteOptions, tunedPng } from './png-tuning.ts';
-import { checkedSearch } from './quality/checked-search.ts';
-import {
-  decodeRgb,
-  mosaic,
-  mosaicTiles,
-  SEARCH_MOSAIC,
-  sharpFromRgb,
-  stitch,
-  type TileGrid,
-} from './quality/pixels.ts';
-import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
-import { searchQuality } from './quality/search.ts';
-import type { RgbImage } from './quality/ssimulacra2.ts';
-import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
+import { LOSSLESS_PNG, paletteOptions } from './png-tuning.ts';
+import type { LossyLevel } from './quality/targets.ts';
 
 /**
  * mozjpeg (trellis quantisation, progressive scans with optimised scan script and Huffman tables, the
@@ -113,165 +100,10 @@ export function applyEncoder(
   }
 }
 
-export interface TunedEncodeContext extends EncodeContext {
-  /** The pipeline decodes several frames (no search on animations). */
-  animated?: boolean;
-  /**
-   * Aborted when the job is cancelled or its time budget runs out: the search stops at its next trial
-   * instead of running its 6-12 encodes to the end (it was not bounded by the deadline at all before).
-   */
-  signal?: AbortSignal;
-}
+/** Quality ranges the per-image search explores (lossy-tuning.ts). */
+export const LOSSY_RANGES = { jpeg: JPEG, webp: WEBP, avif: AVIF } as const;
 
-/** What the search did, for the benchmark and tests. */
-export interface TuningReport {
-  quality?: number;
-  trials: number;
-  proxyScore?: number;
-  /** Score of the output itself (wide mosaic), where it was measured. */
-  outputScore?: number;
-  fallback?: 'near-lossless' | 'lossless';
-}
-
-/**
- * Like `applyEncoder`, but for lossy JPEG/WebP/AVIF it first searches the lowest quality that meets the
- * level's target on a proxy of this image; PNG takes the smallest of its candidates that meets the target
- * (png-tuning.ts). When the search cannot run (any decode error), the level's tuned
- * defaults are used and the error surfaces when the output is written.
- */
-export async function applyTunedEncoder(
-  pipeline: Sharp,
-  format: RasterFormat,
-  context: TunedEncodeContext,
-  report: TuningReport = { trials: 0 },
-): Promise<EncodedOutput> {
-  const { level } = context;
-  if (format === 'png' && !context.animated && context.quality === undefined) {
-    try {
-      return level === 'lossless'
-        ? await losslessPng(pipeline.clone())
-        : await tunedPng(pipeline, level, report, context.signal);
-    } catch {
-      // A stopped job stops here; anything else falls through to the plain encoder, which reports
-      // decode problems where the caller expects them.
-      context.signal?.throwIfAborted();
-    }
-  }
-  if (level === 'lossless' || context.animated || context.quality !== undefined) {
-    return applyEncoder(pipeline, format, context);
-  }
-  try {
-    if (format === 'jpeg' || format === 'webp' || format === 'avif') {
-      return await tunedLossy(pipeline, format, { ...context, level }, report);
-    }
-  } catch {
-    // As above: a stopped job stops, a decode problem surfaces from the plain encoder.
-    context.signal?.throwIfAborted();
-  }
-  return applyEncoder(pipeline, format, context);
-}
-
-const RANGES = { jpeg: JPEG, webp: WEBP, avif: AVIF } as const;
-
-type LossyFormat = 'jpeg' | 'webp' | 'avif';
-
-/** Pixels the output will be scored against (JPEG has no alpha: flattened on white first). */
-async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbImage> {
-  const source = flatten ? pipeline.clone().flatten({ background: '#ffffff' }) : pipeline.clone();
-  return decodeRgb(source);
-}
-
-/**
- * The proxy search alone (no output check): the lowest quality whose proxy meets the level's target plus
- * the proxy margin. For bench/images/tune.ts, which picks the tuned starting qualities.
- */
-export async function searchFormatQuality(
-  pipeline: Sharp,
-  format: LossyFormat,
-  level: LossyLevel,
-  hasAlpha: boolean,
-  report: TuningReport = { trials: 0 },
-): Promise<number> {
-  const proxy = proxyTiles(await referencePixels(pipeline, format === 'jpeg' && hasAlpha));
-  const result = await searchOnProxy(proxy, format, level, QUALITY_TARGETS[level] + PROXY_MARGIN, undefined);
-  report.quality = result.quality;
-  report.trials += result.trials.length;
-  report.proxyScore = result.score;
-  return result.quality;
-}
-
-function searchOnProxy(
-  proxy: TileGrid,
-  format: LossyFormat,
-  level: LossyLevel,
-  aim: number,
-  signal: AbortSignal | undefined,
-) {
-  const range = RANGES[format][level];
-  const reference = stitch(proxy);
-  return searchQuality({
-    signal,
-    min: range.min,
-    max: range.max,
-    start: range.quality,
-    target: aim,
-    ...SEARCH_LIMITS,
-    trial: async (quality) => {
-      const decoded = await Promise.all(
-        proxy.tiles.map(async (tile) => {
-          const encoded = await applyEncoder(sharpFromRgb(tile), format, {
-            level,
-            hasAlpha: tile.channels === 4,
-            quality,
-          }).toBuffer();
-          return decodeRgb(encoded);
-        }),
-      );
-      return measureSsimulacra2(reference, stitch({ ...proxy, tiles: decoded }));
-    },
-  });
-}
-
-function referenceTiles(reference: RgbImage): { proxy: TileGrid; wide: RgbImage } {
-  return { proxy: proxyTiles(reference), wide: mosaic(reference, SCORE_MOSAIC) };
-}
-
-/** The search proxy as tiles (the whole image as one tile when it is small). */
-function proxyTiles(reference: RgbImage): TileGrid {
-  return mosaicTiles(reference, SEARCH_MOSAIC) ?? { tiles: [reference], cols: 1, rows: 1 };
-}
-
-/** The proxy search with a check of the real output (quality/checked-search.ts). */
-async function tunedLossy(
-  pipeline: Sharp,
-  format: LossyFormat,
-  context: TunedEncodeContext & { level: LossyLevel },
-  report: TuningReport,
-): Promise<EncodedOutput> {
-  const { level, signal } = context;
-  // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
-  const { proxy, wide } = referenceTiles(
-    await referencePixels(pipeline, format === 'jpeg' && context.hasAlpha),
-  );
-  const result = await checkedSearch({
-    target: QUALITY_TARGETS[level],
-    signal,
-    search: (aim) => searchOnProxy(proxy, format, level, aim, signal),
-    produce: async (quality) => {
-      const buffer = await applyEncoder(pipeline.clone(), format, { ...context, quality }).toBuffer();
-      return {
-        output: buffer,
-        size: buffer.length,
-        score: await scoreEncodedAgainstMosaic(wide, buffer, format),
-      };
-    },
-  });
-  report.trials += result.trials;
-  report.quality = result.quality;
-  report.proxyScore = result.proxyScore;
-  report.outputScore = result.score;
-  return bufferedOutput(result.output);
-}
+export type LossyFormat = keyof typeof LOSSY_RANGES;
 
 /** Formats whose sharp encoder writes every frame of an animation. */
 export function canAnimate(format: RasterFormat): boolean {

@@ -6,13 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
 import { detectFile } from '../../../src/media/detect.ts';
-import { applyTunedEncoder } from '../../../src/processors/image/encoders.ts';
 import {
   createImageProcessor,
   type ImageProcessorOptions,
 } from '../../../src/processors/image/image-processor.ts';
 import { WORKING_COPIES } from '../../../src/processors/image/limits.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
+import { applyTunedEncoder } from '../../../src/processors/image/tuned-encoder.ts';
 import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';

@@ -5,7 +5,7 @@
  * reconstructed pixels, as lossy-PNG tools (pngloss, lossypng) and libwebp's near-lossless mode do. Every
  * pixel stays within step/2 of the original (no drift: predictions use reconstructed values), smooth areas
  * become runs of zero residuals, and deflate compresses them far better. The output is a standard 8-bit
- * PNG any decoder reads; the step is searched per image against the perceptual target (encoders.ts).
+ * PNG any decoder reads; the step is searched per image against the perceptual target (png-tuning.ts).
  *
  * Alpha is quantised with half the step: the metric composites on dark and light backgrounds and so sees
  * alpha errors, and some images (overlay wallpapers: black pixels, all content in alpha) have nothing else.

@@ -22,6 +22,11 @@ export interface CheckedSearchOptions<T> {
   produce(quality: number, round: number): Promise<{ output: T; size: number; score: number }>;
   /** Checked before each search and each output encode. */
   signal?: AbortSignal;
+  /**
+   * The proxy is the whole image (a small image is its own proxy): its score is the output's, so the
+   * search aims at the calibrated margin at once instead of the proxy margin (one re-aimed round less).
+   */
+  exactProxy?: boolean;
 }
 
 export interface CheckedSearchResult<T> {
@@ -34,7 +39,7 @@ export interface CheckedSearchResult<T> {
 
 export async function checkedSearch<T>(options: CheckedSearchOptions<T>): Promise<CheckedSearchResult<T>> {
   const { target } = options;
-  let aim = target + PROXY_MARGIN;
+  let aim = target + (options.exactProxy ? CALIBRATION_MARGIN : PROXY_MARGIN);
   let best: (CheckedSearchResult<T> & { size: number }) | undefined;
   let trials = 0;
   for (let round = 0; round < ROUNDS; round++) {

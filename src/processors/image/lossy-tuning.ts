@@ -1,0 +1,212 @@
+/**
+ * The per-image quality search of the lossy formats (JPEG, WebP, AVIF): a search on a proxy of the image
+ * (quality/search.ts), then a check of the real output (quality/checked-search.ts). The decoded reference
+ * can be shared by several formats (`format: auto`), and a cheap one-trial probe per format lets `auto`
+ * search only the formats that can win (auto-candidates.ts).
+ */
+import type { Sharp } from 'sharp';
+import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
+import { applyEncoder, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
+import { paletteOptions } from './png-tuning.ts';
+import { checkedSearch } from './quality/checked-search.ts';
+import {
+  decodeRgb,
+  mosaic,
+  mosaicTiles,
+  SEARCH_MOSAIC,
+  sharpFromRgb,
+  stitch,
+  type TileGrid,
+} from './quality/pixels.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
+import { searchQuality } from './quality/search.ts';
+import type { RgbImage } from './quality/ssimulacra2.ts';
+import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
+
+/** What the search did, for the benchmark and tests. */
+export interface TuningReport {
+  quality?: number;
+  trials: number;
+  proxyScore?: number;
+  /** Score of the output itself (wide mosaic), where it was measured. */
+  outputScore?: number;
+  fallback?: 'near-lossless' | 'lossless';
+}
+
+/** Pixels the output will be scored against (JPEG has no alpha: flattened on white first). */
+async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbImage> {
+  const source = flatten ? pipeline.clone().flatten({ background: '#ffffff' }) : pipeline.clone();
+  return decodeRgb(source);
+}
+
+/**
+ * The proxy search alone (no output check): the lowest quality whose proxy meets the level's target plus
+ * the proxy margin. For bench/images/tune.ts, which picks the tuned starting qualities.
+ */
+export async function searchFormatQuality(
+  pipeline: Sharp,
+  format: LossyFormat,
+  level: LossyLevel,
+  hasAlpha: boolean,
+  report: TuningReport = { trials: 0 },
+): Promise<number> {
+  const proxy = proxyTiles(await referencePixels(pipeline, format === 'jpeg' && hasAlpha));
+  const result = await searchOnProxy(proxy, format, level, QUALITY_TARGETS[level] + PROXY_MARGIN, undefined);
+  report.quality = result.quality;
+  report.trials += result.trials.length;
+  report.proxyScore = result.score;
+  return result.quality;
+}
+
+/**
+ * What the proxy trials measured, by quality: a second search round (quality/checked-search.ts) asks for
+ * many of the same qualities again, and a proxy that is the whole image has already encoded and scored
+ * what the output check would. Trials are deterministic, so a remembered score is the score.
+ */
+type TrialMemo = Map<number, { score: number; bytes: number; encoded: Buffer | undefined }>;
+
+/** One proxy trial: the tiles encoded at `quality`, decoded and scored (remembered in `memo`). */
+async function proxyTrial(
+  proxy: TileGrid,
+  format: LossyFormat,
+  level: LossyLevel,
+  quality: number,
+  memo: TrialMemo,
+): Promise<{ score: number; bytes: number }> {
+  const known = memo.get(quality);
+  if (known !== undefined) return known;
+  const encoded = await Promise.all(
+    proxy.tiles.map((tile) =>
+      applyEncoder(sharpFromRgb(tile), format, { level, hasAlpha: tile.channels === 4, quality }).toBuffer(),
+    ),
+  );
+  const decoded = await Promise.all(encoded.map((buffer) => decodeRgb(buffer)));
+  const score = await measureSsimulacra2(stitch(proxy), stitch({ ...proxy, tiles: decoded }));
+  const bytes = encoded.reduce((sum, buffer) => sum + buffer.length, 0);
+  memo.set(quality, { score, bytes, encoded: proxy.tiles.length === 1 ? encoded[0] : undefined });
+  return { score, bytes };
+}
+
+function searchOnProxy(
+  proxy: TileGrid,
+  format: LossyFormat,
+  level: LossyLevel,
+  aim: number,
+  signal: AbortSignal | undefined,
+  memo: TrialMemo = new Map(),
+) {
+  const range = LOSSY_RANGES[format][level];
+  return searchQuality({
+    signal,
+    min: range.min,
+    max: range.max,
+    start: range.quality,
+    target: aim,
+    ...SEARCH_LIMITS,
+    trial: async (quality) => (await proxyTrial(proxy, format, level, quality, memo)).score,
+  });
+}
+
+/**
+ * The decoded reference of one job, decoded once and shared by the candidates of `format: auto` (each
+ * candidate decoded and mosaicked the input again before), with each format's trials remembered so the
+ * probe's trial is not repeated by the search.
+ */
+export interface LossyReference {
+  /** Flattened on white (JPEG of an alpha input): only JPEG may use such a reference. */
+  flattened: boolean;
+  proxy: TileGrid;
+  wide: RgbImage;
+  memos: Map<LossyFormat, TrialMemo>;
+}
+
+export async function lossyReference(pipeline: Sharp, flatten: boolean): Promise<LossyReference> {
+  const { proxy, wide } = referenceTiles(await referencePixels(pipeline, flatten));
+  return { flattened: flatten, proxy, wide, memos: new Map() };
+}
+
+/**
+ * One proxy trial at the format's corpus-tuned starting quality: its score and proxy bytes, and the proxy
+ * bytes it would take at `aim`, estimated from the corpus slope of bytes against score.
+ */
+export async function probeLossy(
+  reference: LossyReference,
+  format: LossyFormat,
+  level: LossyLevel,
+): Promise<{ score: number; bytes: number; bytesAtAim: number }> {
+  const memo = memoOf(reference, format);
+  const probe = await proxyTrial(reference.proxy, format, level, LOSSY_RANGES[format][level].quality, memo);
+  const aim = QUALITY_TARGETS[level] + PROXY_MARGIN;
+  return { ...probe, bytesAtAim: probe.bytes * Math.exp(BYTES_PER_POINT * (aim - probe.score)) };
+}
+
+/**
+ * The palette PNG of the proxy (libimagequant at the level's palette quality), for `auto` to judge the
+ * PNG candidate without running its search: its output is that palette when the palette serves, and a
+ * larger near-lossless or lossless file when it does not.
+ */
+export async function probePalette(reference: LossyReference, level: LossyLevel): Promise<number> {
+  const png = await sharpFromRgb(stitch(reference.proxy)).png(paletteOptions(level)).toBuffer();
+  return png.length;
+}
+
+/**
+ * d ln(bytes) / d score near the targets, measured on the canon photo, astronaut, chelsea and coffee
+ * proxies: 0.052–0.093 for mozjpeg, WebP and AVIF alike (steeper near the top of the scale).
+ */
+const BYTES_PER_POINT = 0.07;
+
+function memoOf(reference: LossyReference, format: LossyFormat): TrialMemo {
+  const memo = reference.memos.get(format) ?? new Map();
+  reference.memos.set(format, memo);
+  return memo;
+}
+
+function referenceTiles(reference: RgbImage): { proxy: TileGrid; wide: RgbImage } {
+  return { proxy: proxyTiles(reference), wide: mosaic(reference, SCORE_MOSAIC) };
+}
+
+/** The search proxy as tiles (the whole image as one tile when it is small). */
+function proxyTiles(reference: RgbImage): TileGrid {
+  return mosaicTiles(reference, SEARCH_MOSAIC) ?? { tiles: [reference], cols: 1, rows: 1 };
+}
+
+/** The proxy search with a check of the real output (quality/checked-search.ts). */
+export async function tunedLossy(
+  pipeline: Sharp,
+  format: LossyFormat,
+  context: { level: LossyLevel; hasAlpha: boolean; signal?: AbortSignal; reference?: LossyReference },
+  report: TuningReport,
+): Promise<EncodedOutput> {
+  const { level, signal } = context;
+  const flatten = format === 'jpeg' && context.hasAlpha;
+  const shared = context.reference?.flattened === flatten ? context.reference : undefined;
+  // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
+  const { proxy, wide } = shared ?? (await lossyReference(pipeline, flatten));
+  const memo = shared === undefined ? new Map() : memoOf(shared, format);
+  const result = await checkedSearch({
+    target: QUALITY_TARGETS[level],
+    signal,
+    exactProxy: proxy.tiles[0] === wide,
+    search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
+    produce: async (quality) => {
+      const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
+      const buffer = await encoder.toBuffer();
+      // The proxy was the whole image and encoded these very bytes: its score is the output's score
+      // (the wide mosaic of an image this small is the image itself). Saves a decode and a score.
+      const trial = memo.get(quality);
+      const same = trial?.encoded?.equals(buffer) === true && proxy.tiles[0] === wide;
+      return {
+        output: buffer,
+        size: buffer.length,
+        score:
+          same && trial !== undefined ? trial.score : await scoreEncodedAgainstMosaic(wide, buffer, format),
+      };
+    },
+  });
+  report.trials += result.trials;
+  report.quality = result.quality;
+  report.proxyScore = result.proxyScore;
+  report.outputScore = result.score;
+  return bufferedOutput(result.output);
+}
