@@ -7,11 +7,11 @@
  * The services come from the real composition root (`openEmbeddedBackends` + `buildServices`); only the
  * processors are swapped.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { FormData, Headers, Request, type RequestInit, Response } from 'undici';
+import { Headers, Request, type RequestInit, Response } from 'undici';
 import type { AccountService } from '../../src/accounts/account-service.ts';
 import type { Account } from '../../src/accounts/account-store.ts';
 import { loadConfig } from '../../src/config/index.ts';
@@ -21,7 +21,7 @@ import { openEmbeddedBackends } from '../../src/runtime/embedded.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { appFromServices } from '../../src/runtime/presso.ts';
 import { buildServices } from '../../src/runtime/services.ts';
-import type { TestClient } from './presso.ts';
+import { submitCalls, type TestClient } from './presso.ts';
 
 export type ProcessFn = (request: ProcessRequest) => Promise<ProcessResult>;
 
@@ -124,25 +124,7 @@ export async function buildTestApp(
     account: created.account,
     accounts,
     request,
-    async upload(file, data, auth, fileName) {
-      const bytes = typeof file === 'string' ? await readFile(file) : file;
-      const form = new FormData();
-      form.append(
-        'file',
-        new Blob([bytes]),
-        fileName ?? (typeof file === 'string' ? basename(file) : 'image.png'),
-      );
-      if (data !== undefined) form.append('data', typeof data === 'string' ? data : JSON.stringify(data));
-      return request('/1.0/upload', { method: 'POST', body: form, ...(auth === undefined ? {} : { auth }) });
-    },
-    fetchJson(body, auth) {
-      return request('/1.0/fetch', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        ...(auth === undefined ? {} : { auth }),
-      });
-    },
+    ...submitCalls(request),
     async waitForJob(id) {
       // The bound only guards against a hang; fake jobs finish in milliseconds.
       for (let polls = 0; polls < 3000; polls++) {

@@ -37,6 +37,32 @@ export interface TestClient {
   close(): Promise<void>;
 }
 
+/**
+ * `upload` and `fetchJson` over a harness's `request`, the same for a real server and for `app.inject()`
+ * (test/support/http-app.ts), so a route test reads the same against either.
+ */
+export function submitCalls(request: TestClient['request']): Pick<TestClient, 'upload' | 'fetchJson'> {
+  const withAuth = (auth: string | false | undefined) => (auth === undefined ? {} : { auth });
+  return {
+    async upload(file, data, auth, fileName) {
+      const bytes = typeof file === 'string' ? await readFile(file) : file;
+      const name = fileName ?? (typeof file === 'string' ? basename(file) : 'image.png');
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), name);
+      if (data !== undefined) form.append('data', typeof data === 'string' ? data : JSON.stringify(data));
+      return request('/1.0/upload', { method: 'POST', body: form, ...withAuth(auth) });
+    },
+    fetchJson(body, auth) {
+      return request('/1.0/fetch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        ...withAuth(auth),
+      });
+    },
+  };
+}
+
 export interface TestPresso extends TestClient {
   port: number;
   dataDir: string;
@@ -104,22 +130,7 @@ export function testClient(
     url: baseUrl,
     key,
     request,
-    async upload(file, data, auth, fileName) {
-      const bytes = typeof file === 'string' ? await readFile(file) : file;
-      const name = fileName ?? (typeof file === 'string' ? basename(file) : 'image.png');
-      const form = new FormData();
-      form.append('file', new Blob([bytes]), name);
-      if (data !== undefined) form.append('data', typeof data === 'string' ? data : JSON.stringify(data));
-      return request('/1.0/upload', { method: 'POST', body: form, ...(auth === undefined ? {} : { auth }) });
-    },
-    fetchJson(body, auth) {
-      return request('/1.0/fetch', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        ...(auth === undefined ? {} : { auth }),
-      });
-    },
+    ...submitCalls(request),
     async waitForJob(id, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

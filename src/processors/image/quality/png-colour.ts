@@ -49,6 +49,8 @@ export function pngColourTags(bytes: Uint8Array): PngColourTags | undefined {
 }
 
 type Matrix = number[]; // 3×3, row-major
+/** A Matrix's entries, for destructuring. */
+type Entries = [number, number, number, number, number, number, number, number, number];
 
 const mul = (a: Matrix, b: Matrix): Matrix =>
   [0, 1, 2].flatMap((r) =>
@@ -58,17 +60,7 @@ const apply = (m: Matrix, v: number[]): number[] =>
   [0, 1, 2].map((r) => m[r * 3]! * v[0]! + m[r * 3 + 1]! * v[1]! + m[r * 3 + 2]! * v[2]!);
 
 function invert(m: Matrix): Matrix {
-  const [a, b, c, d, e, f, g, h, i] = m as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [a, b, c, d, e, f, g, h, i] = m as Entries;
   const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
   return [
     e * i - f * h,
@@ -117,17 +109,7 @@ export function taggedToSrgb(image: RgbImage, tags: PngColourTags): RgbImage {
   const { data, width, height, channels } = image;
   const out = new Uint8Array(data.length);
   const encode = (v: number) => Math.round(255 * linearToSrgb(Math.min(1, Math.max(0, v))));
-  const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = matrix as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = matrix as Entries;
   for (let i = 0; i < data.length; i += channels) {
     const r = decode[data[i]!]!;
     const g = decode[data[i + 1]!]!;
