@@ -1,10 +1,10 @@
-/** What the job runner and its steps share: dependencies, options and the per-job context. */
+/** What the job runner and its phases share: dependencies, options, the per-job scope and the phases' typed outcomes. */
 import type { Logger } from 'pino';
 import type { FileStore } from '../files/file-store.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import type { DetectedInput, Processor, ProcessResult } from '../processors/processor.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
-import type { FileDescriptor, Job, JobOutput, ReceivedFile } from './job.ts';
+import type { FileDescriptor, Job, ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
 import type { UsageRecorder, WebhookTrigger } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
@@ -30,24 +30,37 @@ export interface JobRunnerDeps {
   webhooks: WebhookTrigger;
 }
 
-export interface JobContext {
+/** What every step of one job can see: the job, its private directory, its abort signal and the runner's wiring. */
+export interface JobScope {
   job: Job;
   workDir: string;
   signal: AbortSignal;
   deps: JobRunnerDeps;
   options: JobRunnerOptions;
   log: Logger;
-  inputPath?: string;
-  received?: ReceivedFile;
-  detected?: DetectedInput;
-  input?: FileDescriptor;
-  processor?: Processor;
-  result?: ProcessResult;
-  outputDescriptor?: FileDescriptor;
-  output?: JobOutput;
 }
 
-export interface JobStep {
-  name: string;
-  run(context: JobContext): Promise<void>;
+/** The acquire phase's outcome: the input on local disk, described, and the processor that takes it. */
+export interface AcquiredInput {
+  inputPath: string;
+  received: ReceivedFile;
+  detected: DetectedInput;
+  input: FileDescriptor;
+  processor: Processor;
+}
+
+/** The produce phase's outcome: the file to publish (the processor's output, or the input if that was smaller). */
+export interface ProducedOutput {
+  result: ProcessResult;
+  descriptor: FileDescriptor;
+}
+
+/**
+ * Runs one named step: cancellation is checked before it starts, and its name is logged. The phases are
+ * lists of these calls, so the step order is visible and each step's inputs are typed by what came before.
+ */
+export async function step<T>(scope: JobScope, name: string, run: () => Promise<T>): Promise<T> {
+  scope.signal.throwIfAborted();
+  scope.log.debug({ step: name }, 'job step');
+  return run();
 }

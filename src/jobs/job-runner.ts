@@ -1,8 +1,8 @@
 /**
- * Runs one job as a list of small named steps over a shared context, checking for cancellation
- * between steps. Every outcome ends in the job store: completed, failed with a catalogued error, or
- * handed back to the queue by rethrowing (interrupted by shutdown, or storage ran out). A finished
- * job is reported: `bytesOut` to the account's usage, and the job record to its webhook.
+ * Runs one job in three typed phases (acquire, produce, publish), each a list of small named steps,
+ * checking for cancellation between steps. Every outcome ends in the job store: completed, failed with a
+ * catalogued error, or handed back to the queue by rethrowing (interrupted by shutdown, or storage ran
+ * out). A finished job is reported: `bytesOut` to the account's usage, and the job record to its webhook.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,9 +15,9 @@ import {
 } from '../errors/catalog.ts';
 import { isStorageFull } from '../errors/storage-full.ts';
 import type { Job } from './job.ts';
-import type { JobContext, JobRunnerDeps, JobRunnerOptions } from './job-context.ts';
+import type { JobRunnerDeps, JobRunnerOptions, JobScope } from './job-context.ts';
 import { jobRecord } from './job-record.ts';
-import { JOB_STEPS } from './job-steps.ts';
+import { acquire, produce, publish } from './job-steps.ts';
 
 export class JobRunner {
   readonly #deps: JobRunnerDeps;
@@ -44,16 +44,14 @@ export class JobRunner {
       return;
     }
     const workDir = join(this.#options.workRoot, jobId);
-    const context: JobContext = { job, workDir, signal, deps: this.#deps, options: this.#options, log };
+    const scope: JobScope = { job, workDir, signal, deps: this.#deps, options: this.#options, log };
     const started = performance.now();
     try {
       await mkdir(workDir, { recursive: true });
-      for (const step of JOB_STEPS) {
-        signal.throwIfAborted();
-        await step.run(context);
-      }
-      const { input, output } = context;
-      if (!input || !output) throw new Error('job steps ended without an input or output descriptor');
+      const acquired = await acquire(scope);
+      const produced = await produce(scope, acquired);
+      const output = await publish(scope, acquired, produced);
+      const { input } = acquired;
       const completed = await store.complete(jobId, input, output);
       log.info(
         {
