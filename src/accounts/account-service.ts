@@ -40,21 +40,15 @@ export class AccountService {
       webhookSecret: generateWebhookSecret(),
       createdAt: Date.now(),
     };
-    await this.#store.createAccount(account);
-    return { account, key: await this.createKey(account.id) };
+    const { record, hash, key } = newKey(account.id);
+    await this.#store.createAccount(account, { key: record, hash });
+    return { account, key: { id: record.id, key } };
   }
 
   async createKey(accountId: string): Promise<NewKey> {
     if (!(await this.#store.getAccount(accountId))) throw new NotFoundError(`No account ${accountId}.`);
-    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-    const record: ApiKeyRecord = {
-      id: `key_${randomBytes(9).toString('base64url')}`,
-      accountId,
-      prefix: key.slice(0, 10),
-      createdAt: Date.now(),
-      revokedAt: undefined,
-    };
-    await this.#store.addKey(record, hashApiKey(key));
+    const { record, hash, key } = newKey(accountId);
+    await this.#store.addKey(record, hash);
     return { id: record.id, key };
   }
 
@@ -87,4 +81,17 @@ export class AccountService {
   addUsage(accountId: string, delta: Parameters<AccountStore['addUsage']>[1]): Promise<void> {
     return this.#store.addUsage(accountId, delta);
   }
+}
+
+/** A fresh API key: the secret shown once, and the record and hash that are stored. */
+function newKey(accountId: string): { key: string; record: ApiKeyRecord; hash: string } {
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  const record: ApiKeyRecord = {
+    id: `key_${randomBytes(9).toString('base64url')}`,
+    accountId,
+    prefix: key.slice(0, 10),
+    createdAt: Date.now(),
+    revokedAt: undefined,
+  };
+  return { key, record, hash: hashApiKey(key) };
 }

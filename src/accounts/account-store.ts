@@ -25,7 +25,11 @@ export interface Usage {
 }
 
 export interface AccountStore {
-  createAccount(account: Account): Promise<void>;
+  /**
+   * Creates the account, its usage counters and its first key together: either all exist afterwards or
+   * none does, so a failure never leaves an account nobody can authenticate as.
+   */
+  createAccount(account: Account, firstKey: { key: ApiKeyRecord; hash: string }): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
   listAccounts(): Promise<Account[]>;
   addKey(key: ApiKeyRecord, hash: string): Promise<void>;

@@ -1,4 +1,4 @@
-/** Behaviour every AccountStore must have: keys found by hash only while active, usage counted. */
+/** Behaviour every AccountStore must have: accounts created whole, keys found by hash only while active, usage counted. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -17,6 +17,12 @@ const account = (name: string): Account => ({
   createdAt: Date.now(),
 });
 
+/** A first key for `a`, with ids unique per call unless given. */
+const firstKey = (a: Account, id = `k_${randomUUID()}`, hash = `h_${randomUUID()}`) => ({
+  key: { id, accountId: a.id, prefix: 'psk_first', createdAt: 1, revokedAt: undefined },
+  hash,
+});
+
 export function accountStoreContract(name: string, factory: () => Promise<AccountStoreUnderTest>): void {
   describe(`AccountStore contract: ${name}`, () => {
     let subject: AccountStoreUnderTest;
@@ -28,8 +34,8 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
     it('stores accounts and lists them', async () => {
       const a = account('a');
       const b = account('b');
-      await subject.store.createAccount(a);
-      await subject.store.createAccount(b);
+      await subject.store.createAccount(a, firstKey(a));
+      await subject.store.createAccount(b, firstKey(b));
       assert.deepEqual(await subject.store.getAccount(a.id), a);
       assert.deepEqual((await subject.store.listAccounts()).map((x) => x.name).sort(), ['a', 'b']);
       assert.equal(await subject.store.getAccount(randomUUID()), undefined);
@@ -37,7 +43,7 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
 
     it('finds an account by an active key hash only', async () => {
       const a = account('a');
-      await subject.store.createAccount(a);
+      await subject.store.createAccount(a, firstKey(a));
       await subject.store.addKey(
         { id: 'k1', accountId: a.id, prefix: 'psk_abc', createdAt: 1, revokedAt: undefined },
         'h1',
@@ -47,13 +53,30 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
       assert.equal(await subject.store.revokeKey('k1', 5), true);
       assert.equal(await subject.store.findByKeyHash('h1'), undefined);
       assert.equal(await subject.store.revokeKey('missing', 5), false);
-      const [key] = await subject.store.listKeys(a.id);
+      const key = (await subject.store.listKeys(a.id)).find((k) => k.id === 'k1');
       assert.equal(key?.revokedAt, 5);
+    });
+
+    it('creates an account with its first key, and creates neither when the key cannot be stored', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a, 'k_first', 'h_first'));
+      assert.deepEqual(await subject.store.findByKeyHash('h_first'), { account: a, keyId: 'k_first' });
+      // The same key id again: the key insert fails after the account row was written.
+      const b = account('b');
+      await assert.rejects(subject.store.createAccount(b, firstKey(b, 'k_first')));
+      assert.equal(await subject.store.getAccount(b.id), undefined);
+      assert.deepEqual(
+        (await subject.store.listAccounts()).map((x) => x.name),
+        ['a'],
+      );
+      // Nothing half-written blocks a retry of the same account.
+      await subject.store.createAccount(b, firstKey(b));
+      assert.deepEqual(await subject.store.getUsage(b.id), { requests: 0, jobs: 0, bytesIn: 0, bytesOut: 0 });
     });
 
     it('counts usage per account', async () => {
       const a = account('a');
-      await subject.store.createAccount(a);
+      await subject.store.createAccount(a, firstKey(a));
       await subject.store.addUsage(a.id, { requests: 2, bytesIn: 100 });
       await subject.store.addUsage(a.id, { requests: 1, jobs: 1, bytesOut: 40 });
       assert.deepEqual(await subject.store.getUsage(a.id), {

@@ -3,7 +3,7 @@
  * `accounts`, `api_keys`, `usage`).
  */
 import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
-import { all, type Database, get, run } from './database.ts';
+import { all, type Database, get, run, transaction } from './database.ts';
 
 interface AccountRow {
   id: string;
@@ -44,17 +44,20 @@ export class SqliteAccountStore implements AccountStore {
     this.#db = db;
   }
 
-  async createAccount(a: Account): Promise<void> {
-    run(
-      this.#db,
-      'INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)',
-      a.id,
-      a.name,
-      a.rateLimit,
-      a.webhookSecret,
-      a.createdAt,
-    );
-    run(this.#db, 'INSERT INTO usage (account_id) VALUES (?)', a.id);
+  async createAccount(a: Account, firstKey: { key: ApiKeyRecord; hash: string }): Promise<void> {
+    transaction(this.#db, () => {
+      run(
+        this.#db,
+        'INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES (?, ?, ?, ?, ?)',
+        a.id,
+        a.name,
+        a.rateLimit,
+        a.webhookSecret,
+        a.createdAt,
+      );
+      run(this.#db, 'INSERT INTO usage (account_id) VALUES (?)', a.id);
+      this.#insertKey(firstKey.key, firstKey.hash);
+    });
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
@@ -67,6 +70,10 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async addKey(key: ApiKeyRecord, hash: string): Promise<void> {
+    this.#insertKey(key, hash);
+  }
+
+  #insertKey(key: ApiKeyRecord, hash: string): void {
     run(
       this.#db,
       'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)',
