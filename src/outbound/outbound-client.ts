@@ -2,13 +2,10 @@
  * Every request the service makes to a caller-supplied URL (fetch sources, webhooks) goes through
  * this client, which refuses private and special addresses at every hop (see address-guard.ts).
  */
+import type { OutboundConfig } from './config.ts';
 
-export interface OutboundOptions {
-  /** CIDRs reachable despite the guard (tests, intranets). */
-  allowCidrs: string[];
-  connectTimeoutMs: number;
-  totalTimeoutMs: number;
-  maxRedirects: number;
+/** The `outbound` config section (`allowCidrs`: reachable despite the guard, for tests and intranets), and: */
+export interface OutboundOptions extends OutboundConfig {
   /** `User-Agent: <name>/1.0 (+<siteUrl>)`. */
   serviceName: string;
   siteUrl: string;

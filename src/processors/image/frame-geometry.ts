@@ -8,8 +8,8 @@
  */
 import { join } from 'node:path';
 import sharp from 'sharp';
+import type { ImageLimits } from './config.ts';
 import { applyGeometry, orientedSize } from './geometry.ts';
-import type { ImageLimits } from './limits.ts';
 import type { GeometryRequest } from './params.ts';
 import { type ImageSource, safetyOptions } from './source.ts';
 

@@ -10,10 +10,11 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 // The image processor's admission budget is counted in decoded pixels.
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './config.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { cutJpegTrailer } from './jpeg-trailer.ts';
-import { DEFAULT_IMAGE_LIMITS, type ImageLimits, largestImageShare, memoryShare } from './limits.ts';
+import { largestImageShare, memoryShare } from './limits.ts';
 import { describeImage } from './metadata.ts';
 import { defaultOutputFormat, produceOutput } from './output.ts';
 import { formatCanAnimate, hasGeometry } from './output-context.ts';

@@ -1,40 +1,8 @@
 /**
- * Safety limits of the image processor (configurable through the `images` config section). The
+ * Safety limits of the image processor (their values and defaults: `config.ts`). The
  * per-image deadline every sharp pipeline and external tool of one job shares is `shared/deadline.ts`.
  */
 import { UnprocessableInputError } from '../../errors/catalog.ts';
-
-export interface ImageLimits {
-  /** Decoded pixels of one job's input, summed over the frames of an animation. */
-  maxPixels: number;
-  /** Frames of an animation (GIF, WebP) that are decoded at most. */
-  maxFrames: number;
-  /** Wall time one image may take in all (sharp pipelines and external tools together). */
-  timeBudgetMs: number;
-  /** Largest SVG source accepted. */
-  svgMaxBytes: number;
-  /** Deepest element nesting accepted in an SVG. */
-  svgMaxDepth: number;
-  /** Elements accepted in an SVG (svgo's time grows faster than the element count). */
-  svgMaxElements: number;
-  /**
-   * Bytes of decoded image data that all image jobs of this process may hold at once (see
-   * `memoryShare`); at least the share of the largest accepted image (`largestImageShare`).
-   */
-  memoryInFlight: number;
-}
-
-export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
-  maxPixels: 50_000_000,
-  maxFrames: 1000,
-  timeBudgetMs: 120_000,
-  svgMaxBytes: 10 * 1024 * 1024,
-  svgMaxDepth: 256,
-  // Icons, logos and charts have far fewer. svgo's multipass took 6 s for 10,000 and 100 s for 49,000
-  // (one busy core); the time budget kills the child process of anything slower.
-  svgMaxElements: 50_000,
-  memoryInFlight: 400_000_000,
-};
 
 /**
  * Copies of its decoded pixels an image job holds at its peak: libvips' decoded input and the encoder's
@@ -76,12 +44,17 @@ export function memoryShare(
  * would never fit and the budget would bound nothing. (A deeper image of that size is clamped to the
  * whole budget and runs alone.)
  */
-export function largestImageShare(limits: Pick<ImageLimits, 'maxPixels'>): number {
+export function largestImageShare(limits: { maxPixels: number }): number {
   return memoryShare({ width: limits.maxPixels, height: 1, channels: 4, depth: 'uchar' }, 1);
 }
 
 /** Refuses an input from its header: more pixels (over all frames) or frames than the limits allow. */
-export function checkPixelLimits(width: number, height: number, frames: number, limits: ImageLimits): void {
+export function checkPixelLimits(
+  width: number,
+  height: number,
+  frames: number,
+  limits: { maxPixels: number; maxFrames: number },
+): void {
   if (!(width > 0 && height > 0)) {
     throw new UnprocessableInputError('The image header gives no valid width and height.');
   }

@@ -5,8 +5,8 @@
 import exifReader from 'exif-reader';
 import sharp, { type Sharp } from 'sharp';
 import type { Deadline } from '../shared/deadline.ts';
+import type { ImageLimits } from './config.ts';
 import { applyGeometry } from './geometry.ts';
-import type { ImageLimits } from './limits.ts';
 import type { CompressionLevel, GeometryRequest, MetadataMode } from './params.ts';
 import { type ImageSource, safetyOptions } from './source.ts';
 

@@ -15,7 +15,8 @@ import { pickIconEntry, readIconDirectory, readIconEntry } from './codecs/ico.ts
 import { checkSvgLimits } from './codecs/svg.ts';
 import { type FilterLoad, filterMilliseconds } from './codecs/svg-filters.ts';
 import { renderSvgFile, sanitiseSvgFile } from './codecs/svg-process.ts';
-import { checkPixelLimits, type ImageLimits } from './limits.ts';
+import type { ImageLimits } from './config.ts';
+import { checkPixelLimits } from './limits.ts';
 import type { CompressionLevel, ResizeRequest } from './params.ts';
 import { toInputError } from './pipeline-errors.ts';
 import { profiledCopyOfTaggedPng } from './png-colour-source.ts';

@@ -10,13 +10,9 @@ import { describe, it } from 'node:test';
 import sharp, { type Sharp } from 'sharp';
 import { loadConfig } from '../../../src/config/index.ts';
 import { ConfigError } from '../../../src/errors/catalog.ts';
+import { DEFAULT_IMAGE_LIMITS } from '../../../src/processors/image/config.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
-import {
-  DEFAULT_IMAGE_LIMITS,
-  largestImageShare,
-  memoryShare,
-  WORKING_COPIES,
-} from '../../../src/processors/image/limits.ts';
+import { largestImageShare, memoryShare, WORKING_COPIES } from '../../../src/processors/image/limits.ts';
 import { corpus } from '../../support/corpus.ts';
 import { useScratch } from '../../support/scratch.ts';
 

@@ -1,0 +1,63 @@
+/**
+ * The image processor's limits, declared once: the typed value (`ImageLimits`), its defaults and the
+ * `PRESSO_IMAGE_*` / `PRESSO_SVG_*` variables that set them.
+ */
+import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+import { ConfigError } from '../../errors/catalog.ts';
+import { largestImageShare } from './limits.ts';
+
+export const imageConfig = section(
+  {
+    /** Decoded pixels of one job's input, summed over the frames of an animation. */
+    maxPixels: int('PRESSO_IMAGE_MAX_PIXELS', {
+      default: 50_000_000,
+      min: 1,
+      doc: 'Largest image accepted, in pixels summed over the frames of an animation',
+    }),
+    maxFrames: int('PRESSO_IMAGE_MAX_FRAMES', {
+      default: 1000,
+      min: 1,
+      doc: 'Most frames accepted in an animated image',
+    }),
+    /** Wall time one image may take in all (sharp pipelines and external tools together): a safety stop only. */
+    timeBudgetMs: duration('PRESSO_IMAGE_TIME_BUDGET', {
+      default: 120_000,
+      doc: 'Time one image may take to process before it is refused',
+    }),
+    svgMaxBytes: bytes('PRESSO_SVG_MAX_BYTES', { default: 10 * 1024 * 1024, doc: 'Largest SVG accepted' }),
+    svgMaxDepth: int('PRESSO_SVG_MAX_DEPTH', {
+      default: 256,
+      min: 1,
+      max: 100_000,
+      doc: 'Deepest element nesting accepted in an SVG',
+    }),
+    // Icons, logos and charts have far fewer. svgo's multipass took 6 s for 10,000 and 100 s for 49,000
+    // (one busy core); the time budget kills the child process of anything slower.
+    svgMaxElements: int('PRESSO_SVG_MAX_ELEMENTS', {
+      default: 50_000,
+      min: 1,
+      doc: 'Most elements accepted in an SVG',
+    }),
+    /** Bytes of decoded image data all image jobs of the process may hold at once (see `memoryShare`). */
+    memoryInFlight: bytes('PRESSO_IMAGE_MEMORY_IN_FLIGHT', {
+      default: 400_000_000,
+      doc:
+        'Decoded image memory (pixels × channels × bytes per sample × 2 working copies) all image jobs ' +
+        'of a process may hold at once; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as ' +
+        '8-bit RGBA (8 bytes per pixel)',
+    }),
+  },
+  (v) => {
+    if (v.memoryInFlight < largestImageShare(v)) {
+      throw new ConfigError(
+        `PRESSO_IMAGE_MEMORY_IN_FLIGHT (${v.memoryInFlight} bytes) must hold the largest accepted ` +
+          `image: PRESSO_IMAGE_MAX_PIXELS (${v.maxPixels}) × 8 bytes = ${largestImageShare(v)} bytes`,
+      );
+    }
+    return v;
+  },
+);
+
+export type ImageLimits = Loaded<typeof imageConfig>;
+
+export const DEFAULT_IMAGE_LIMITS: ImageLimits = imageConfig.load({});
