@@ -287,9 +287,10 @@ export function loadConfig(env: Env = process.env): Config {
         env,
         'PRESSO_IMAGE_MEMORY_IN_FLIGHT',
         400_000_000,
-        'Decoded image memory (pixels × channels × bytes per sample × 2 working copies) all image jobs ' +
-          'of a process may hold at once; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as ' +
-          '8-bit RGBA (8 bytes per pixel)',
+        'Image memory all image jobs of a process may hold at once: decoded pixels × channels × bytes per ' +
+          'sample × 2 working copies, plus 30 bytes per pixel the quality check scores (at most 2.4 MP) ' +
+          'for lossy outputs; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as 8-bit RGBA ' +
+          '(8 bytes per pixel)',
       ),
     },
     bootstrapAccount: optionalStr(
