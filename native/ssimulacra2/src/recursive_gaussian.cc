@@ -111,6 +111,7 @@ BlurStream::BlurStream(const BlurConstants& k, const float* a, const float* b, s
       ring_(kRingRows * width),
       input_(b == nullptr ? 0 : 4 * width),
       out_(width),
+      zeros_(width),
       p1_(width),
       p3_(width),
       p5_(width),
@@ -144,37 +145,47 @@ const float* BlurStream::RowPassOutput(long row) {
   return ring_.data() + (row % kRingRows) * width_;
 }
 
+/**
+ * One step n of the column pass over every column: previous (p) and second-previous (q) outputs of each
+ * resonator, per column, stored as float32. A missing bottom row is a row of zeros (0.0, as the
+ * reference adds); a missing top row is its own instance, which skips the add as the reference does.
+ * Distinct buffers (restrict) and no branch inside: the compiler runs the columns in vector lanes, each
+ * lane the same scalar arithmetic.
+ */
+template <bool kHasTop>
+static void ColumnStep(const BlurConstants& k, const float* __restrict top, const float* __restrict bottom,
+                float* __restrict p1, float* __restrict p3, float* __restrict p5, float* __restrict q1,
+                float* __restrict q3, float* __restrict q5, float* __restrict out, long width) {
+  const double n1 = k.n2[0], n3 = k.n2[1], n5 = k.n2[2];
+  const double d11 = k.d1[0], d13 = k.d1[1], d15 = k.d1[2];
+  for (long x = 0; x < width; x++) {
+    const double b = static_cast<double>(bottom[x]);
+    const double sum = kHasTop ? F(static_cast<double>(top[x]) + b) : b;
+    const double y1 = F(n1 * sum + F(-d11 * p1[x] - q1[x]));
+    const double y3 = F(n3 * sum + F(-d13 * p3[x] - q3[x]));
+    const double y5 = F(n5 * sum + F(-d15 * p5[x] - q5[x]));
+    q1[x] = p1[x];
+    q3[x] = p3[x];
+    q5[x] = p5[x];
+    p1[x] = static_cast<float>(y1);
+    p3[x] = static_cast<float>(y3);
+    p5[x] = static_cast<float>(y5);
+    out[x] = static_cast<float>(y1 + F(y3 + y5));
+  }
+}
+
 const float* BlurStream::Next() {
-  const double n1 = k_.n2[0], n3 = k_.n2[1], n5 = k_.n2[2];
-  const double d11 = k_.d1[0], d13 = k_.d1[1], d15 = k_.d1[2];
-  float* p1 = p1_.data();
-  float* p3 = p3_.data();
-  float* p5 = p5_.data();
-  float* q1 = q1_.data();
-  float* q3 = q3_.data();
-  float* q5 = q5_.data();
-  // The column pass, one n at a time, until it writes a row: previous (p) and second-previous (q)
-  // outputs of each resonator, per column, stored as float32.
   for (;;) {
     const long n = step_++;
-    const bool has_top = n - kN - 1 >= 0;
-    const bool has_bottom = n + kN - 1 < height_;
-    const float* bottom = has_bottom ? RowPassOutput(n + kN - 1) : nullptr;
-    const float* top = has_top ? ring_.data() + ((n - kN - 1) % kRingRows) * width_ : nullptr;
+    const float* bottom = n + kN - 1 < height_ ? RowPassOutput(n + kN - 1) : zeros_.data();
     float* out = out_.data();
-    for (long x = 0; x < width_; x++) {
-      const double b = has_bottom ? static_cast<double>(bottom[x]) : 0.0;
-      const double sum = has_top ? F(static_cast<double>(top[x]) + b) : b;
-      const double y1 = F(n1 * sum + F(-d11 * p1[x] - q1[x]));
-      const double y3 = F(n3 * sum + F(-d13 * p3[x] - q3[x]));
-      const double y5 = F(n5 * sum + F(-d15 * p5[x] - q5[x]));
-      q1[x] = p1[x];
-      q3[x] = p3[x];
-      q5[x] = p5[x];
-      p1[x] = static_cast<float>(y1);
-      p3[x] = static_cast<float>(y3);
-      p5[x] = static_cast<float>(y5);
-      out[x] = static_cast<float>(y1 + F(y3 + y5));
+    if (n - kN - 1 >= 0) {
+      const float* top = ring_.data() + ((n - kN - 1) % kRingRows) * width_;
+      ColumnStep<true>(k_, top, bottom, p1_.data(), p3_.data(), p5_.data(), q1_.data(), q3_.data(), q5_.data(),
+                       out, width_);
+    } else {
+      ColumnStep<false>(k_, nullptr, bottom, p1_.data(), p3_.data(), p5_.data(), q1_.data(), q3_.data(),
+                        q5_.data(), out, width_);
     }
     if (n >= 0) return out;
   }

@@ -56,7 +56,7 @@ class BlurStream {
   long height_;
   long step_;      // the column pass's next n
   long computed_;  // rows of the row pass done
-  std::vector<float> ring_, input_, out_, p1_, p3_, p5_, q1_, q3_, q5_;
+  std::vector<float> ring_, input_, out_, zeros_, p1_, p3_, p5_, q1_, q3_, q5_;
 };
 
 }  // namespace ssimulacra2
