@@ -6,12 +6,13 @@
  * time by source file (the metric, pixel shuffling) from the V8 profile, and the rest (native decode and
  * encode, oxipng, the threads of libvips) as total minus JavaScript. Not a test: it measures.
  *
- * Usage: node bench/images/profile.ts [--formats jpeg,webp] [--keep-profiles DIR]
+ * Usage: node bench/images/profile.ts [--formats jpeg,webp] [--png-inputs] [--keep-profiles DIR]
+ * (--png-inputs: astronaut, coffee and the Debian logo instead of the photo)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
@@ -75,10 +76,17 @@ async function main(): Promise<void> {
   // The 0.3 MP image: the same photo downscaled (640×480), saved as a high-quality JPEG.
   const small = join(scratch, 'canon-640.jpg');
   await sharp(corpus.canonPhoto).resize(640).jpeg({ quality: 95 }).toFile(small);
-  const images = [
-    { name: 'canon 1280×960', path: corpus.canonPhoto },
-    { name: 'canon 640×480', path: small },
-  ];
+  // --png-inputs: the PNG inputs `auto` competes PNG, WebP and AVIF on (docs/benchmarks.md, Speed levers).
+  const images = args.includes('--png-inputs')
+    ? [
+        { name: 'astronaut 512×512', path: corpus.astronaut },
+        { name: 'coffee 400×600', path: join(dirname(corpus.astronaut), 'coffee.png') },
+        { name: 'Debian logo 800×600 RGBA', path: corpus.alphaPng },
+      ]
+    : [
+        { name: 'canon 1280×960', path: corpus.canonPhoto },
+        { name: 'canon 640×480', path: small },
+      ];
   const totals: Record<string, number> = {};
   for (const image of images) {
     for (const format of formats) {

@@ -88,41 +88,6 @@ void RowPassRows(const BlurConstants& c, const float* src, float* dst, long widt
   for (; n < width; n++) step(n);
 }
 
-void RowPass(const BlurConstants& c, const float* src, float* dst, long width, long height) {
-  constexpr int kRows = 4;
-  long y = 0;
-  for (; y + kRows <= height; y += kRows) RowPassRows<kRows>(c, src + y * width, dst + y * width, width);
-  for (; y < height; y++) RowPassRows<1>(c, src + y * width, dst + y * width, width);
-}
-
-void ColumnPass(const BlurConstants& c, const float* src, float* dst, long width, long height) {
-  const double n1 = c.n2[0], n3 = c.n2[1], n5 = c.n2[2];
-  const double d11 = c.d1[0], d13 = c.d1[1], d15 = c.d1[2];
-  // Previous (p) and second-previous (q) outputs of each resonator, per column, stored as float32.
-  std::vector<float> p1(width), p3(width), p5(width), q1(width), q3(width), q5(width);
-  for (long n = -kN + 1; n < height; n++) {
-    const bool has_top = n - kN - 1 >= 0;
-    const bool has_bottom = n + kN - 1 < height;
-    const float* top = has_top ? src + (n - kN - 1) * width : nullptr;
-    const float* bottom = has_bottom ? src + (n + kN - 1) * width : nullptr;
-    float* out = n >= 0 ? dst + n * width : nullptr;
-    for (long x = 0; x < width; x++) {
-      const double b = has_bottom ? static_cast<double>(bottom[x]) : 0.0;
-      const double sum = has_top ? F(static_cast<double>(top[x]) + b) : b;
-      const double y1 = F(n1 * sum + F(-d11 * p1[x] - q1[x]));
-      const double y3 = F(n3 * sum + F(-d13 * p3[x] - q3[x]));
-      const double y5 = F(n5 * sum + F(-d15 * p5[x] - q5[x]));
-      q1[x] = p1[x];
-      q3[x] = p3[x];
-      q5[x] = p5[x];
-      p1[x] = static_cast<float>(y1);
-      p3[x] = static_cast<float>(y3);
-      p5[x] = static_cast<float>(y5);
-      if (out != nullptr) out[x] = static_cast<float>(y1 + F(y3 + y5));
-    }
-  }
-}
-
 }  // namespace
 
 BlurConstants BlurConstantsFrom(const double* flat) {
@@ -135,10 +100,95 @@ BlurConstants BlurConstantsFrom(const double* flat) {
   return c;
 }
 
-void BlurPlane(const BlurConstants& k, const float* src, float* dst, float* tmp, size_t width,
-               size_t height) {
-  RowPass(k, src, tmp, static_cast<long>(width), static_cast<long>(height));
-  ColumnPass(k, tmp, dst, static_cast<long>(width), static_cast<long>(height));
+BlurStream::BlurStream(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height)
+    : k_(k),
+      a_(a),
+      b_(b),
+      width_(static_cast<long>(width)),
+      height_(static_cast<long>(height)),
+      step_(-kN + 1),
+      computed_(0),
+      ring_(kRingRows * width),
+      input_(b == nullptr ? 0 : 4 * width),
+      out_(width),
+      zeros_(width),
+      p1_(width),
+      p3_(width),
+      p5_(width),
+      q1_(width),
+      q3_(width),
+      q5_(width) {}
+
+/**
+ * The row pass from `row` on: four rows at once while four remain (as the whole-plane pass grouped them,
+ * from row 0), then one by one. A group starts on a multiple of 4, so its rows are adjacent in the ring.
+ */
+void BlurStream::RowPassFrom(long row) {
+  const long rows = row + 4 <= height_ ? 4 : 1;
+  const float* src = a_ + row * width_;
+  if (b_ != nullptr) {
+    const float* b = b_ + row * width_;
+    const long n = rows * width_;
+    for (long i = 0; i < n; i++) input_[i] = static_cast<float>(static_cast<double>(src[i]) * b[i]);
+    src = input_.data();
+  }
+  float* dst = ring_.data() + (row % kRingRows) * width_;
+  if (rows == 4)
+    RowPassRows<4>(k_, src, dst, width_);
+  else
+    RowPassRows<1>(k_, src, dst, width_);
+  computed_ = row + rows;
+}
+
+const float* BlurStream::RowPassOutput(long row) {
+  while (computed_ <= row) RowPassFrom(computed_);
+  return ring_.data() + (row % kRingRows) * width_;
+}
+
+/**
+ * One step n of the column pass over every column: previous (p) and second-previous (q) outputs of each
+ * resonator, per column, stored as float32. A missing bottom row is a row of zeros (0.0, as the
+ * reference adds); a missing top row is its own instance, which skips the add as the reference does.
+ * Distinct buffers (restrict) and no branch inside: the compiler runs the columns in vector lanes, each
+ * lane the same scalar arithmetic.
+ */
+template <bool kHasTop>
+static void ColumnStep(const BlurConstants& k, const float* __restrict top, const float* __restrict bottom,
+                float* __restrict p1, float* __restrict p3, float* __restrict p5, float* __restrict q1,
+                float* __restrict q3, float* __restrict q5, float* __restrict out, long width) {
+  const double n1 = k.n2[0], n3 = k.n2[1], n5 = k.n2[2];
+  const double d11 = k.d1[0], d13 = k.d1[1], d15 = k.d1[2];
+  for (long x = 0; x < width; x++) {
+    const double b = static_cast<double>(bottom[x]);
+    const double sum = kHasTop ? F(static_cast<double>(top[x]) + b) : b;
+    const double y1 = F(n1 * sum + F(-d11 * p1[x] - q1[x]));
+    const double y3 = F(n3 * sum + F(-d13 * p3[x] - q3[x]));
+    const double y5 = F(n5 * sum + F(-d15 * p5[x] - q5[x]));
+    q1[x] = p1[x];
+    q3[x] = p3[x];
+    q5[x] = p5[x];
+    p1[x] = static_cast<float>(y1);
+    p3[x] = static_cast<float>(y3);
+    p5[x] = static_cast<float>(y5);
+    out[x] = static_cast<float>(y1 + F(y3 + y5));
+  }
+}
+
+const float* BlurStream::Next() {
+  for (;;) {
+    const long n = step_++;
+    const float* bottom = n + kN - 1 < height_ ? RowPassOutput(n + kN - 1) : zeros_.data();
+    float* out = out_.data();
+    if (n - kN - 1 >= 0) {
+      const float* top = ring_.data() + ((n - kN - 1) % kRingRows) * width_;
+      ColumnStep<true>(k_, top, bottom, p1_.data(), p3_.data(), p5_.data(), q1_.data(), q3_.data(), q5_.data(),
+                       out, width_);
+    } else {
+      ColumnStep<false>(k_, nullptr, bottom, p1_.data(), p3_.data(), p5_.data(), q1_.data(), q3_.data(),
+                        q5_.data(), out, width_);
+    }
+    if (n >= 0) return out;
+  }
 }
 
 }  // namespace ssimulacra2

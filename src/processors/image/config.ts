@@ -38,13 +38,17 @@ export const imageConfig = section(
       min: 1,
       doc: 'Most elements accepted in an SVG',
     }),
-    /** Bytes of decoded image data all image jobs of the process may hold at once (see `memoryShare`). */
+    /**
+     * Bytes of decoded image data and metric scratch that all image jobs of this process may hold at once
+     * (see `jobShare`); at least the decoded copies of the largest accepted image (`largestImageShare`).
+     */
     memoryInFlight: bytes('PRESSO_IMAGE_MEMORY_IN_FLIGHT', {
       default: 400_000_000,
       doc:
-        'Decoded image memory (pixels × channels × bytes per sample × 2 working copies) all image jobs ' +
-        'of a process may hold at once; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as ' +
-        '8-bit RGBA (8 bytes per pixel)',
+        'Image memory all image jobs of a process may hold at once: decoded pixels × channels × bytes per ' +
+        'sample × 2 working copies, plus 30 bytes per pixel the quality check scores (at most 2.4 MP) ' +
+        'for lossy outputs; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as 8-bit RGBA ' +
+        '(8 bytes per pixel)',
     }),
   },
   (v) => {

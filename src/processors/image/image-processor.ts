@@ -7,14 +7,14 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
-// The image processor's admission budget is counted in decoded pixels.
+// The image processor's admission budget is counted in bytes (limits.ts `jobShare`).
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './config.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { cutJpegTrailer } from './jpeg-trailer.ts';
-import { largestImageShare, memoryShare } from './limits.ts';
+import { jobShare, largestImageShare } from './limits.ts';
 import { describeImage } from './metadata.ts';
 import { defaultOutputFormat, produceOutput } from './output.ts';
 import { formatCanAnimate, hasGeometry } from './output-context.ts';
@@ -25,6 +25,7 @@ import {
   resolveImageParams,
 } from './params.ts';
 import { checkImageParams } from './params-check.ts';
+import { scoredPixels } from './quality/score.ts';
 import { openSource } from './source.ts';
 
 // libvips defaults to one worker thread on glibc without jemalloc, which halves AVIF/WebP speed on two
@@ -39,7 +40,7 @@ export type ImageProcessorOptions = Partial<ImageLimits>;
 const INPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'svg', 'heic', 'bmp', 'ico'] as const;
 
 /**
- * `budget` is the process's in-flight memory budget, in bytes (see `memoryShare`); tests pass their own
+ * `budget` is the process's in-flight memory budget, in bytes (see `jobShare`); tests pass their own
  * to watch it. Without one, a budget of `memoryInFlight` is made, which must hold the largest image.
  */
 export function createImageProcessor(
@@ -102,7 +103,13 @@ async function processImage(
   const metadata = request.wantMetadata ? describeImage(source.inputMeta, inputFormat) : undefined;
   request.signal.throwIfAborted();
 
-  const release = await budget.acquire(memoryShare(source.meta, source.frames), request.signal);
+  const { meta } = source;
+  // Lossless outputs are never scored: no metric scratch to reserve.
+  const scored =
+    params.compression === 'lossless'
+      ? 0
+      : scoredPixels(meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0);
+  const release = await budget.acquire(jobShare(meta, source.frames, scored), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   const abandoned: Promise<unknown>[] = [];
   try {

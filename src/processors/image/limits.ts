@@ -26,8 +26,9 @@ const SAMPLE_BYTES: Record<string, number> = {
 };
 
 /**
- * A job's share of the in-flight budget: its decoded pixels (all frames of an animation) × channels ×
- * bytes per sample × the working copies. Bare pixels undercounted RGBA and 16-bit images by 4-8×.
+ * A job's share of the in-flight budget for its decoded copies: its decoded pixels (all frames of an
+ * animation) × channels × bytes per sample × the working copies. Bare pixels undercounted RGBA and 16-bit
+ * images by 4-8×.
  */
 export function memoryShare(
   meta: { width?: number; height?: number; pageHeight?: number; channels?: number; depth?: string },
@@ -40,12 +41,34 @@ export function memoryShare(
 }
 
 /**
- * The share of the largest image accepted, as 8-bit RGBA: the budget must hold it, or such an image
- * would never fit and the budget would bound nothing. (A deeper image of that size is clamped to the
- * whole budget and runs alone.)
+ * Bytes the native SSIMULACRA 2 holds per scored pixel while it scores (native/ssimulacra2: both images'
+ * float32 linear planes, made XYB in place, 24 bytes, and the next scale's planes, 6; its blurs stream row
+ * by row). They live outside the JS heap and outside libvips, so the working copies do not cover them.
+ */
+export const SCORE_BYTES_PER_PIXEL = 30;
+
+/**
+ * A job's whole share: its decoded copies (`memoryShare`) and the metric's scratch for the pixels its
+ * output check scores (`scoredPixels` of quality/score.ts: the 2.4 MP wide mosaic at most). Without the
+ * scratch, two 24 MP photos (144 MB of copies each) ran together under the 400 MB budget and their
+ * scorings (~170 MB each before the blurs streamed) took `presso serve` to 619-678 MB; counted, they
+ * take turns (docs/benchmarks.md, Memory).
+ */
+export function jobShare(
+  meta: Parameters<typeof memoryShare>[0],
+  frames: number,
+  scoredPixels: number,
+): number {
+  return memoryShare(meta, frames) + scoredPixels * SCORE_BYTES_PER_PIXEL;
+}
+
+/**
+ * The decoded copies of the largest image accepted, as 8-bit RGBA: the budget must hold them, or such an
+ * image would never fit and the budget would bound nothing. Its whole share (with the metric's scratch,
+ * or a deeper image of that size) is clamped to the budget by AdmissionBudget: it runs alone.
  */
 export function largestImageShare(limits: { maxPixels: number }): number {
-  return memoryShare({ width: limits.maxPixels, height: 1, channels: 4, depth: 'uchar' }, 1);
+  return limits.maxPixels * 4 * WORKING_COPIES;
 }
 
 /** Refuses an input from its header: more pixels (over all frames) or frames than the limits allow. */

@@ -161,8 +161,9 @@ async function pruneLossy(
   const png = references.get(true);
   if (formats.includes('png') && png !== undefined) {
     // The PNG output is the palette after oxipng (5–15 % smaller) or a larger file: a palette twice the
-    // best lossy estimate cannot win. Proxy palette / best estimate at high: astronaut 4.5, coffee 3.4,
-    // Debian logo (alpha) 2.8, green_palette 4.0, chelsea 5.1; AVIF won each searched in full.
+    // best lossy estimate cannot win. Proxy palette (libimagequant effort 10) / best estimate at high:
+    // astronaut 4.5, coffee 3.4, Debian logo (alpha) 2.8, green_palette 4.0, chelsea 5.1; AVIF won each
+    // searched in full. The probe's effort-1 palette is 0–11 % larger than that (probePalette).
     const palette = await probePalette(png, level);
     estimates.set('png', palette * PALETTE_FLOOR > best ? Number.POSITIVE_INFINITY : 0);
   }

@@ -163,7 +163,7 @@ describe('image processor: limits and safety', () => {
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
-    // 6.75 MP × 3 channels × 1 byte × the working copies.
+    // 6.75 MP × 3 channels × 1 byte × the working copies (a lossless output is not scored: no metric scratch).
     assert.equal(
       budget.inUse,
       3000 * 2250 * 3 * WORKING_COPIES,

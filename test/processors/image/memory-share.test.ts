@@ -1,7 +1,8 @@
 /**
  * The in-flight memory budget is sized in bytes: a job's share counts channels, bytes per sample and the
- * working copies, read from the headers of real files; and a budget that could never hold the largest
- * accepted image is refused, by the config loader and by the processor.
+ * working copies, read from the headers of real files, plus the native metric's scratch for the pixels
+ * its output check scores; and a budget that could never hold the largest accepted image is refused, by
+ * the config loader and by the processor.
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -12,7 +13,15 @@ import { loadConfig } from '../../../src/config/index.ts';
 import { ConfigError } from '../../../src/errors/catalog.ts';
 import { DEFAULT_IMAGE_LIMITS } from '../../../src/processors/image/config.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
-import { largestImageShare, memoryShare, WORKING_COPIES } from '../../../src/processors/image/limits.ts';
+import {
+  jobShare,
+  largestImageShare,
+  memoryShare,
+  SCORE_BYTES_PER_PIXEL,
+  WORKING_COPIES,
+} from '../../../src/processors/image/limits.ts';
+import { scoredPixels } from '../../../src/processors/image/quality/score.ts';
+import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { corpus } from '../../support/corpus.ts';
 import { useScratch } from '../../support/scratch.ts';
 
@@ -63,5 +72,44 @@ describe('image memory budget', () => {
     assert.equal(config.images.memoryInFlight, 100_000_000);
     assert.throws(() => createImageProcessor({ memoryInFlight: 100_000_000 }), RangeError);
     assert.equal(createImageProcessor({ memoryInFlight: 100_000_000, maxPixels: 10_000_000 }).name, 'image');
+  });
+
+  it('a job counts the metric scratch of the pixels its output check scores', () => {
+    // Large images are scored on the 3×3 mosaic of 512 px tiles; small ones whole.
+    assert.equal(scoredPixels(6000, 4000), 9 * 512 * 512);
+    assert.equal(scoredPixels(640, 480), 640 * 480);
+    assert.equal(scoredPixels(1800, 1800), 1800 * 1800);
+    const photo = { width: 6000, height: 4000, channels: 3, depth: 'uchar' };
+    const share = jobShare(photo, 1, scoredPixels(6000, 4000));
+    assert.equal(share, 6000 * 4000 * 3 * WORKING_COPIES + 9 * 512 * 512 * SCORE_BYTES_PER_PIXEL);
+    assert.equal(jobShare(photo, 1, 0), memoryShare(photo, 1));
+  });
+
+  it('two 24 MP photos take turns under the default budget; the largest image runs alone', async () => {
+    const budget = new AdmissionBudget(DEFAULT_IMAGE_LIMITS.memoryInFlight);
+    const photo = jobShare({ width: 6000, height: 4000, channels: 3 }, 1, scoredPixels(6000, 4000));
+    const first = await budget.acquire(photo);
+    let second: (() => void) | undefined;
+    const waiting = budget.acquire(photo).then((release) => {
+      second = release;
+    });
+    await Promise.resolve();
+    assert.equal(second, undefined, 'the second 24 MP photo waits for the first');
+    assert.equal(budget.waiting, 1);
+    first();
+    await waiting;
+    second!();
+    // 50 MP RGBA with its scoring exceeds the budget: it is admitted alone, clamped to the whole budget.
+    const side = Math.sqrt(DEFAULT_IMAGE_LIMITS.maxPixels);
+    const largest = jobShare({ width: side, height: side, channels: 4 }, 1, scoredPixels(side, side));
+    assert.ok(largest > budget.capacity);
+    const alone = await budget.acquire(largest);
+    assert.equal(budget.inUse, budget.capacity);
+    alone();
+    // Eight-megapixel photos, the common large case, still run two at once.
+    const eight = jobShare({ width: 3266, height: 2450, channels: 3 }, 1, scoredPixels(3266, 2450));
+    await budget.acquire(eight);
+    await budget.acquire(eight);
+    assert.equal(budget.waiting, 0);
   });
 });

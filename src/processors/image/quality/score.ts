@@ -5,11 +5,17 @@
  * at a fraction of the cost on 12–24 MP photos.
  */
 import type { Sharp } from 'sharp';
-import { decodeJpegMosaic, decodeRgb, type MosaicOptions, mosaic } from './pixels.ts';
+import { decodeJpegMosaic, decodeRgb, type MosaicOptions, mosaic, mosaicLayout } from './pixels.ts';
 import { type RgbImage, ssimulacra2 } from './ssimulacra2.ts';
 import { nativeSsimulacra2LoadError, ssimulacra2Native } from './ssimulacra2-native.ts';
 
 export const SCORE_MOSAIC: MosaicOptions = { tile: 512, grid: 3 };
+
+/** Pixels a whole output of width × height is scored on: the wide mosaic, or the image when not larger. */
+export function scoredPixels(width: number, height: number): number {
+  const layout = mosaicLayout(width, height, SCORE_MOSAIC);
+  return layout === undefined ? width * height : layout.tile ** 2 * layout.xs.length * layout.ys.length;
+}
 
 /** JPEG outputs of alpha inputs are flattened on white: score against the flattened reference. */
 export async function scoreOutput(
