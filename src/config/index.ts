@@ -10,6 +10,7 @@ import { serverConfig } from '../http/config.ts';
 import { jobsConfig } from '../jobs/config.ts';
 import { outboundConfig, serviceIdentityConfig } from '../outbound/config.ts';
 import { imageConfig } from '../processors/image/config.ts';
+import { pdfConfig } from '../processors/pdf/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
 import { webhooksConfig } from '../webhooks/config.ts';
 import {
@@ -53,6 +54,7 @@ const SECTIONS = {
   storage: storageConfig,
   rateLimit: rateLimitConfig,
   images: imageConfig,
+  pdf: pdfConfig,
 } as const;
 
 type Sections = typeof SECTIONS;

@@ -15,6 +15,7 @@ import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
+import { createPdfProcessor } from '../processors/pdf/pdf-processor.ts';
 import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
@@ -59,7 +60,9 @@ export function buildServices(
     serviceName: config.service.name,
     siteUrl: config.service.siteUrl,
   });
-  const processors = new ProcessorRegistry(options.processors ?? [createImageProcessor(config.images)]);
+  const processors = new ProcessorRegistry(
+    options.processors ?? [createImageProcessor(config.images), createPdfProcessor(config.pdf)],
+  );
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
     {
