@@ -5,8 +5,10 @@
  * pdfwrite as text and vectors), at most `scoredPages` of them, and the reference pages are drawn once.
  */
 import { join } from 'node:path';
-import { scoreOutput } from '../image/quality/score.ts';
+import { scorePixels } from '../image/quality/score.ts';
+import type { RgbImage } from '../image/quality/ssimulacra2.ts';
 import { imagePages, type PdfToolRun, renderPage } from './pdf-tools.ts';
+import { readPnm } from './pnm.ts';
 
 /** Screen resolution: what a reader sees at 100 % zoom, where lost image detail shows. */
 export const SCORE_DPI = 96;
@@ -26,12 +28,17 @@ export async function pageScorer(
   const { pages: withImages } = await imagePages(reference, run);
   // Spread the sample over the document: first, last and evenly between.
   const pages = spread(withImages.length > 0 ? withImages : [1], options.scoredPages);
-  const references = new Map<number, string>();
+  const references = new Map<number, RgbImage>();
   for (const page of pages) {
-    references.set(
+    const drawn = await renderPage(
+      reference,
       page,
-      await renderPage(reference, page, join(run.workDir, `ref-${page}`), SCORE_DPI, options.gray, run),
+      join(run.workDir, `ref-${page}`),
+      SCORE_DPI,
+      options.gray,
+      run,
     );
+    references.set(page, await readPnm(drawn));
   }
   return {
     pages,
@@ -47,7 +54,7 @@ export async function pageScorer(
           options.gray,
           run,
         );
-        lowest = Math.min(lowest, await scoreOutput(references.get(page)!, drawn));
+        lowest = Math.min(lowest, await scorePixels(references.get(page)!, await readPnm(drawn)));
       }
       return lowest;
     },

@@ -61,7 +61,7 @@ export async function imagePages(
   return { pages: [...pages].sort((a, b) => a - b), images };
 }
 
-/** Renders one page to `<prefix>.png` at `dpi`; grey when `gray`. Annotations as a viewer shows them. */
+/** Renders one page to `<prefix>.ppm` (`.pgm` when `gray`) at `dpi`, annotations as a viewer shows them. */
 export async function renderPage(
   path: string,
   page: number,
@@ -71,7 +71,7 @@ export async function renderPage(
   run: PdfToolRun,
 ): Promise<string> {
   const colour = gray ? ['-gray'] : [];
-  const args = ['-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', '-png', ...colour];
+  const args = ['-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', ...colour];
   await pdfTool('pdftoppm', [...args, path, prefix], run);
-  return `${prefix}.png`;
+  return `${prefix}.${gray ? 'pgm' : 'ppm'}`;
 }
