@@ -9,6 +9,7 @@ import { storageConfig } from '../files/config.ts';
 import { serverConfig } from '../http/config.ts';
 import { jobsConfig } from '../jobs/config.ts';
 import { outboundConfig, serviceIdentityConfig } from '../outbound/config.ts';
+import { documentConfig } from '../processors/document/config.ts';
 import { imageConfig } from '../processors/image/config.ts';
 import { pdfConfig } from '../processors/pdf/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
@@ -55,6 +56,7 @@ const SECTIONS = {
   rateLimit: rateLimitConfig,
   images: imageConfig,
   pdf: pdfConfig,
+  document: documentConfig,
 } as const;
 
 type Sections = typeof SECTIONS;
