@@ -1,5 +1,5 @@
 /**
- * The document processor: office files (DOCX, XLSX, PPTX, ODT, ODS, ODP, RTF). ZIP-based documents are
+ * The document processor: office files (DOCX, XLSX, PPTX, ODT, ODS, ODP; RTF, DOC, XLS, PPT). ZIP-based documents are
  * unpacked (zip.ts, with part and size limits), their pictures recompressed by the image processor
  * (media.ts) and the container re-packed with deflate level 9; LibreOffice then re-opens the result and
  * it is kept only with the input's page count. `document.format` converts with LibreOffice headless.
@@ -17,7 +17,8 @@ import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams 
 import { readZip, writeZip } from './zip.ts';
 
 const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
-const INPUT_FORMATS = ['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'rtf'] as const;
+/** DOC, XLS, PPT and RTF are not ZIP containers: they are converted, or returned as they are. */
+const INPUT_FORMATS = ['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'doc', 'xls', 'ppt'] as const;
 
 /** Which office family each format belongs to: conversions stay within a family, except to PDF. */
 const FAMILY: Record<string, 'text' | 'sheet' | 'slides'> = {

@@ -2,7 +2,8 @@
  * Real office documents for the document tests, made by LibreOffice itself (the issue's plan: Debian has
  * no XLSX/PPTX): an HTML page with a corpus photo becomes DOCX and ODT, the forensics ODT becomes RTF; a CSV becomes XLSX and ODS;
  * LibreOffice's own Progress presentation template (Debian package libreoffice-impress) becomes PPTX and
- * ODP. The forensics DOCX is a document made by someone else.
+ * ODP; the legacy binary DOC, XLS and PPT come from the same sources. The forensics DOCX is a document made
+ * by someone else.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,9 @@ export interface OfficeSamples {
   ods: string;
   pptx: string;
   odp: string;
+  doc: string;
+  xls: string;
+  ppt: string;
 }
 
 /** Each format once, in `dir`; the DOCX and ODT carry a 1280×960 photo (the Canon corpus JPEG). */
@@ -69,6 +73,9 @@ export function makeOfficeSamples(dir: string, formats: (keyof OfficeSamples)[])
     ods: () => soffice(csv, 'ods', join(dir, 'ods')),
     pptx: () => soffice(TEMPLATE, 'pptx', join(dir, 'pptx')),
     odp: () => soffice(TEMPLATE, 'odp', join(dir, 'odp')),
+    doc: () => soffice(corpus.odt, 'doc:MS Word 97', join(dir, 'doc')),
+    xls: () => soffice(csv, 'xls:MS Excel 97', join(dir, 'xls')),
+    ppt: () => soffice(TEMPLATE, 'ppt:MS PowerPoint 97', join(dir, 'ppt')),
   };
   return Object.fromEntries(formats.map((format) => [format, make[format]()]));
 }
