@@ -3,6 +3,7 @@
  * copy the other tools can read. A file that needs a password and has none (or a wrong one) is the
  * client's mistake on `pdf.password`, answered 422 on that field, never a tool failure.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PressoError, ValidationError } from '../../errors/catalog.ts';
 import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
