@@ -23,7 +23,10 @@ export async function openPdf(
   password: string | undefined,
   run: PdfToolRun,
 ): Promise<OpenedPdf> {
-  const pw = password === undefined ? [] : [`--password=${password}`];
+  // From a file, not the command line, where any local user could read it in the process list.
+  const passwordFile = join(run.workDir, 'password');
+  if (password !== undefined) await writeFile(passwordFile, password, { mode: 0o600 });
+  const pw = password === undefined ? [] : [`--password-file=${passwordFile}`];
   let shown: string;
   try {
     shown = (await pdfTool('qpdf', ['--show-encryption', ...pw, input], run, true)).stdout;
