@@ -4,6 +4,7 @@
  */
 import { open } from 'node:fs/promises';
 import { fileTypeFromFile } from 'file-type';
+import { legacyOfficeFormat } from './cfb.ts';
 import { type FileKind, formatInfo } from './formats.ts';
 
 export interface DetectedFile {
@@ -13,8 +14,8 @@ export interface DetectedFile {
 }
 
 /**
- * file-type extension → our format name. Extensions missing here (exe, psd, xcf, rar, legacy CFB office
- * files whose flavour file-type cannot tell, ...) are formats no processor handles: they stay unknown.
+ * file-type extension → our format name. Extensions missing here (exe, psd, xcf, rar, ...) are formats no
+ * processor handles: they stay unknown. Compound files (`cfb`) are told apart by cfb.ts.
  */
 const FORMAT_BY_EXTENSION: Readonly<Record<string, string>> = {
   jpg: 'jpeg',
@@ -65,6 +66,11 @@ const SVG_SNIFF_BYTES = 4096;
 
 export async function detectFile(path: string): Promise<DetectedFile | undefined> {
   const found = await fileTypeFromFile(path);
+  // DOC, XLS and PPT are OLE2 compound files: the flavour is a stream name inside.
+  if (found?.ext === 'cfb') {
+    const legacy = await legacyOfficeFormat(path);
+    return legacy === undefined ? undefined : describe(legacy);
+  }
   if (found !== undefined && found.ext !== 'xml') {
     // An Ogg container with a video stream is reported as `ogv` / `video/ogg`; everything else Ogg is audio.
     const name =

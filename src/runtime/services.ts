@@ -14,7 +14,9 @@ import { JobSweeper } from '../jobs/job-sweeper.ts';
 import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
+import { createDocumentProcessor } from '../processors/document/document-processor.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
+import { createPdfProcessor } from '../processors/pdf/pdf-processor.ts';
 import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
@@ -59,7 +61,15 @@ export function buildServices(
     serviceName: config.service.name,
     siteUrl: config.service.siteUrl,
   });
-  const processors = new ProcessorRegistry(options.processors ?? [createImageProcessor(config.images)]);
+  const images = createImageProcessor(config.images);
+  const processors = new ProcessorRegistry(
+    options.processors ?? [
+      images,
+      createPdfProcessor(config.pdf),
+      // Pictures inside office documents go through the same image processor and its memory budget.
+      createDocumentProcessor(images, config.document),
+    ],
+  );
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
     {

@@ -1,0 +1,126 @@
+/**
+ * The document processor: office files (DOCX, XLSX, PPTX, ODT, ODS, ODP; RTF, DOC, XLS, PPT). ZIP-based documents are
+ * unpacked (zip.ts, with part and size limits), their pictures recompressed by the image processor
+ * (media.ts) and the container re-packed with deflate level 9; LibreOffice then re-opens the result and
+ * it is kept only with the input's page count. `document.format` converts with LibreOffice headless.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ToolMissingError, ValidationError } from '../../errors/catalog.ts';
+import { pdfInfo } from '../pdf/pdf-tools.ts';
+import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { Deadline } from '../shared/deadline.ts';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './config.ts';
+import { convert, type OfficeRun } from './libreoffice.ts';
+import { recompressMedia } from './media.ts';
+import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams } from './params.ts';
+import { readZip, writeZip } from './zip.ts';
+
+const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
+/** DOC, XLS, PPT and RTF are not ZIP containers: they are converted, or returned as they are. */
+const INPUT_FORMATS = ['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'doc', 'xls', 'ppt'] as const;
+
+/** Which office family each format belongs to: conversions stay within a family, except to PDF. */
+const FAMILY: Record<string, 'text' | 'sheet' | 'slides'> = {
+  docx: 'text',
+  odt: 'text',
+  rtf: 'text',
+  doc: 'text',
+  xlsx: 'sheet',
+  ods: 'sheet',
+  xls: 'sheet',
+  pptx: 'slides',
+  odp: 'slides',
+  ppt: 'slides',
+};
+
+export function createDocumentProcessor(images: Processor, options: Partial<DocumentLimits> = {}): Processor {
+  const limits: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS };
+  for (const key of Object.keys(limits) as (keyof DocumentLimits)[]) {
+    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
+  }
+  return {
+    name: 'document',
+    kind: 'document',
+    inputFormats: INPUT_FORMATS,
+    outputFormats: [...INPUT_FORMATS, 'pdf'],
+    paramsSchema: documentParamsSchema,
+    process: (request) => processDocument(request, images, limits),
+  };
+}
+
+async function processDocument(
+  request: ProcessRequest,
+  images: Processor,
+  limits: DocumentLimits,
+): Promise<ProcessResult> {
+  request.signal.throwIfAborted();
+  const params = resolveDocumentParams(request.params);
+  const inputFormat = request.input.format;
+  const run: OfficeRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the document'),
+    signal: request.signal,
+    workDir: request.workDir,
+    memoryBytes: limits.toolMemoryBytes,
+  };
+  let path = request.input.path;
+  let format = inputFormat;
+  const target = params.format;
+  if (target !== undefined && target !== inputFormat) {
+    checkConversion(inputFormat, target);
+    path = await convert(path, inputFormat, target, run);
+    format = target;
+  }
+  if (format === 'pdf' || !ZIP_FORMATS.has(format)) {
+    return { path, format, transformed: format !== inputFormat };
+  }
+
+  const entries = readZip(await readFile(path), {
+    maxEntries: limits.maxParts,
+    maxUnzippedBytes: limits.maxUnpackedBytes,
+  });
+  await recompressMedia(entries, {
+    images,
+    level: params.compression,
+    workDir: request.workDir,
+    signal: request.signal,
+  });
+  const repacked = join(request.workDir, `repacked.${format}`);
+  await writeFile(repacked, writeZip(entries));
+  if ((await stat(repacked)).size >= (await stat(path)).size) {
+    return { path, format, transformed: format !== inputFormat };
+  }
+  if (limits.verify && !(await samePageCount(path, repacked, format, run))) {
+    return { path, format, transformed: format !== inputFormat };
+  }
+  request.signal.throwIfAborted();
+  return { path: repacked, format, transformed: format !== inputFormat };
+}
+
+function checkConversion(from: string, to: DocumentOutputFormat): void {
+  if (to === 'pdf' || FAMILY[from] === FAMILY[to]) return;
+  throw ValidationError.field('document.format', `a ${from} document cannot be converted to ${to}`);
+}
+
+/** LibreOffice renders both to PDF: the re-packed document must open and lay out to as many pages. */
+export async function pageCountOf(path: string, format: string, run: OfficeRun): Promise<number> {
+  const pdf = await convert(path, format, 'pdf', run);
+  return Number((await pdfInfo(pdf, run)).get('Pages'));
+}
+
+async function samePageCount(
+  original: string,
+  repacked: string,
+  format: string,
+  run: OfficeRun,
+): Promise<boolean> {
+  // A missing LibreOffice is the operator's to fix and is reported; any other failure keeps the input.
+  const count = (path: string) =>
+    pageCountOf(path, format, run).catch((error: unknown) => {
+      if (error instanceof ToolMissingError || run.signal.aborted || run.deadline.isExceeded()) throw error;
+      return -1;
+    });
+  const before = await count(original);
+  const after = await count(repacked);
+  return before > 0 && before === after;
+}

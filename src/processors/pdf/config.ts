@@ -1,0 +1,49 @@
+/**
+ * The PDF processor's limits, declared once: the typed value (`PdfLimits`), its defaults and the
+ * `PRESSO_PDF_*` variables that set them.
+ */
+import { bytes, duration, int, type Loaded, list, section } from '../../config/env.ts';
+
+export const PDF_ENGINES = ['ghostscript', 'qpdf'] as const;
+export type PdfEngineName = (typeof PDF_ENGINES)[number];
+
+export const pdfConfig = section(
+  {
+    /** Wall time one PDF may take in all (every tool run and page score together): a safety stop only. */
+    timeBudgetMs: duration('PRESSO_PDF_TIME_BUDGET', {
+      default: 180_000,
+      doc: 'Time one PDF may take to process before it is refused',
+    }),
+    maxPages: int('PRESSO_PDF_MAX_PAGES', { default: 2000, min: 1, doc: 'Most pages accepted in a PDF' }),
+    /** Private memory of each Ghostscript, qpdf or Poppler run; an object bomb fails its allocation. */
+    toolMemoryBytes: bytes('PRESSO_PDF_TOOL_MEMORY', {
+      default: 1024 ** 3,
+      doc: 'Memory each PDF tool run (Ghostscript, qpdf, Poppler) may allocate',
+    }),
+    engines: list('PRESSO_PDF_ENGINES', {
+      default: [...PDF_ENGINES],
+      doc: 'PDF engines tried in this order; the smallest valid result is kept (ghostscript, qpdf)',
+      check: (item) =>
+        (PDF_ENGINES as readonly string[]).includes(item) ? undefined : 'names an unknown engine',
+    }),
+    /** Work budget of the lossy search, counted in pages rendered per candidate, never in seconds. */
+    scoredPages: int('PRESSO_PDF_SCORED_PAGES', {
+      default: 4,
+      min: 1,
+      max: 100,
+      doc: 'Pages with images rendered and scored per lossy candidate',
+    }),
+    maxTrials: int('PRESSO_PDF_MAX_TRIALS', {
+      default: 3,
+      min: 1,
+      max: 10,
+      doc: 'Ghostscript settings tried per lossy PDF before the lossless result is kept',
+    }),
+  },
+  // `check` above admits only engine names.
+  (v) => ({ ...v, engines: v.engines as PdfEngineName[] }),
+);
+
+export type PdfLimits = Loaded<typeof pdfConfig>;
+
+export const DEFAULT_PDF_LIMITS: PdfLimits = pdfConfig.load({});

@@ -1,0 +1,133 @@
+/**
+ * The PDF processor: opens the input (decrypting it with `pdf.password`), checks its structure and page
+ * count, asks each configured engine for a candidate (engines.ts) and keeps the smallest one that
+ * passes qpdf's check with the same page count. Text stays text: no engine rasterises a page.
+ */
+import { stat } from 'node:fs/promises';
+import { PressoError, UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { Deadline } from '../shared/deadline.ts';
+import { DEFAULT_PDF_LIMITS, type PdfLimits } from './config.ts';
+import { openPdf } from './encryption.ts';
+import { ENGINES, type EngineJob } from './engines.ts';
+import { describePdf } from './metadata.ts';
+import { type PageScorer, pageScorer } from './page-score.ts';
+import { pdfParamsSchema, resolvePdfParams } from './params.ts';
+import { checkPdfParams } from './params-check.ts';
+import { checkStructure, type PdfToolRun, pageCount } from './pdf-tools.ts';
+
+export type PdfProcessorOptions = Partial<PdfLimits> & {
+  /** Sees every engine trial (tests and the benchmark read the search from it). */
+  onTrial?: EngineJob['onTrial'];
+};
+
+export function createPdfProcessor(options: PdfProcessorOptions = {}): Processor {
+  const { onTrial, ...overrides } = options;
+  const limits: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...stripUndefined(overrides) };
+  return {
+    name: 'pdf',
+    kind: 'pdf',
+    inputFormats: ['pdf'],
+    outputFormats: ['pdf'],
+    paramsSchema: pdfParamsSchema,
+    checkParams: checkPdfParams,
+    process: (request) => processPdf(request, limits, onTrial),
+  };
+}
+
+async function processPdf(
+  request: ProcessRequest,
+  limits: PdfLimits,
+  onTrial: EngineJob['onTrial'],
+): Promise<ProcessResult> {
+  const problems = checkPdfParams(request.params, 'pdf');
+  if (problems.length > 0) throw new ValidationError(problems);
+  request.signal.throwIfAborted();
+  const params = resolvePdfParams(request.params);
+  const run: PdfToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the PDF'),
+    signal: request.signal,
+    workDir: request.workDir,
+    memoryBytes: limits.toolMemoryBytes,
+  };
+
+  const opened = await openPdf(request.input.path, params.password, run);
+  await checkStructure(opened.path, run);
+  const pages = await pageCount(opened.path, run);
+  if (pages < 1) throw new UnprocessableInputError('The PDF has no pages.');
+  if (pages > limits.maxPages) {
+    throw new UnprocessableInputError(`The PDF has ${pages} pages; at most ${limits.maxPages} are accepted.`);
+  }
+  const metadata = request.wantMetadata
+    ? await describePdf(opened.path, opened.encryption, pages, run)
+    : undefined;
+
+  let scorer: Promise<PageScorer> | undefined;
+  const job: EngineJob = {
+    params,
+    run,
+    maxTrials: limits.maxTrials,
+    scorer: () => {
+      scorer ??= pageScorer(opened.path, { scoredPages: limits.scoredPages, gray: params.grayscale }, run);
+      return scorer;
+    },
+    ...(onTrial === undefined ? {} : { onTrial }),
+  };
+  // Grayscale and PDF/A need the page content rewritten: only such engines can answer them.
+  const rewrite = params.grayscale || params.pdfa;
+  const engines = limits.engines.map((name) => ENGINES[name]).filter((e) => !rewrite || e.rewritesContent);
+  if (engines.length === 0) {
+    throw new UnprocessableInputError(
+      'No configured PDF engine can rewrite page content (needs ghostscript).',
+    );
+  }
+
+  let best: { path: string; bytes: number } | undefined;
+  let lastFailure: unknown;
+  for (const engine of engines) {
+    let candidate: string | undefined;
+    try {
+      candidate = await engine.optimise(opened.path, job);
+      if (candidate !== undefined) await validate(candidate, pages, run);
+    } catch (error) {
+      // The deadline, an abort and a missing tool end the job; a tool that fails on this file falls back.
+      if (request.signal.aborted) throw request.signal.reason;
+      if (
+        !(error instanceof PressoError) ||
+        error.code !== 'INPUT_UNPROCESSABLE' ||
+        run.deadline.isExceeded()
+      ) {
+        throw error;
+      }
+      lastFailure = error;
+      continue;
+    }
+    if (candidate === undefined) continue;
+    const bytes = (await stat(candidate)).size;
+    if (best === undefined || bytes < best.bytes) best = { path: candidate, bytes };
+  }
+  request.signal.throwIfAborted();
+  if (best === undefined) {
+    throw lastFailure ?? new UnprocessableInputError('No PDF engine produced a valid file.');
+  }
+  return {
+    path: best.path,
+    format: 'pdf',
+    // Grayscale and PDF/A are asked-for changes: the never-larger rule must not undo them.
+    transformed: rewrite,
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+}
+
+/** A candidate counts only when qpdf finds no damage and every page is still there. */
+async function validate(candidate: string, pages: number, run: PdfToolRun): Promise<void> {
+  await checkStructure(candidate, run);
+  const written = await pageCount(candidate, run);
+  if (written !== pages) {
+    throw new UnprocessableInputError(`An engine wrote ${written} of the PDF's ${pages} pages.`);
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,77 @@
+/**
+ * The Poppler and qpdf calls the PDF processor makes, each through the shared tool runner (process
+ * group, deadline, memory limit): structure check, page count, encryption, rendering.
+ */
+import { runTool, type ToolResult, type ToolRun } from '../shared/run-tool.ts';
+
+/** One job's tool context: where and until when tools run, and how much memory each may take. */
+export interface PdfToolRun extends ToolRun {
+  memoryBytes: number;
+}
+
+export function pdfTool(
+  command: string,
+  args: string[],
+  run: PdfToolRun,
+  captureStdout = false,
+): Promise<ToolResult> {
+  return runTool(command, args, run, { limits: { memoryBytes: run.memoryBytes }, captureStdout });
+}
+
+/** `pdfinfo` fields as printed (`Pages`, `Title`, `Page    1 size`, ...); pages `first`..`last` sized. */
+export async function pdfInfo(
+  path: string,
+  run: PdfToolRun,
+  pages?: { first: number; last: number },
+): Promise<Map<string, string>> {
+  const range = pages === undefined ? [] : ['-f', String(pages.first), '-l', String(pages.last)];
+  const { stdout } = await pdfTool('pdfinfo', ['-enc', 'UTF-8', ...range, path], run, true);
+  const fields = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) fields.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return fields;
+}
+
+export async function pageCount(path: string, run: PdfToolRun): Promise<number> {
+  const pages = Number((await pdfInfo(path, run)).get('Pages'));
+  return Number.isInteger(pages) ? pages : 0;
+}
+
+/** qpdf's full structural check: every object parsed and every stream decoded. Throws a 422 if broken. */
+export async function checkStructure(path: string, run: PdfToolRun): Promise<void> {
+  await pdfTool('qpdf', ['--check', path], run);
+}
+
+/** Pages (1-based) that draw at least one image, in page order, from `pdfimages -list`. */
+export async function imagePages(
+  path: string,
+  run: PdfToolRun,
+): Promise<{ pages: number[]; images: number }> {
+  const { stdout } = await pdfTool('pdfimages', ['-list', path], run, true);
+  const pages = new Set<number>();
+  let images = 0;
+  for (const line of stdout.split('\n').slice(2)) {
+    const [page, , type] = line.trim().split(/\s+/);
+    if (page === undefined || !/^\d+$/.test(page)) continue;
+    if (type === 'image') images++;
+    pages.add(Number(page));
+  }
+  return { pages: [...pages].sort((a, b) => a - b), images };
+}
+
+/** Renders one page to `<prefix>.ppm` (`.pgm` when `gray`) at `dpi`, annotations as a viewer shows them. */
+export async function renderPage(
+  path: string,
+  page: number,
+  prefix: string,
+  dpi: number,
+  gray: boolean,
+  run: PdfToolRun,
+): Promise<string> {
+  const colour = gray ? ['-gray'] : [];
+  const args = ['-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', ...colour];
+  await pdfTool('pdftoppm', [...args, path, prefix], run);
+  return `${prefix}.${gray ? 'pgm' : 'ppm'}`;
+}

@@ -1,0 +1,126 @@
+/**
+ * The document processor on real office files: pictures recompressed in their own format and the
+ * container re-packed, the result re-opened by LibreOffice with the same page count and words;
+ * conversions to PDF and OOXML; the family rule; zip-bomb limits; a missing LibreOffice; a conversion
+ * stopped at the deadline leaves no process behind.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { PressoError } from '../../../src/errors/catalog.ts';
+import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
+import { readZip, writeZip } from '../../../src/processors/document/zip.ts';
+import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
+import { corpus } from '../../support/corpus.ts';
+import { useScratch } from '../../support/scratch.ts';
+import { documentJob, layout, makeOfficeSamples, type OfficeSamples, PHOTO_WORDS } from './fixtures.ts';
+
+const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
+
+describe('document processor', () => {
+  const scratch = useScratch('presso-document-');
+  const images = createImageProcessor();
+  const processor = createDocumentProcessor(images);
+  let samples: Partial<OfficeSamples>;
+  before(() => {
+    samples = makeOfficeSamples(scratch(), ['docx', 'odt']);
+  });
+
+  for (const format of ['docx', 'odt'] as const) {
+    test(`${format} with a photo: ≤ 0.6 × the input, same parts, picture still JPEG, same pages and words`, async () => {
+      const input = samples[format]!;
+      const result = await processor.process(documentJob(scratch(), input, format, { compression: 'high' }));
+      assert.equal(result.format, format);
+      assert.equal(result.transformed, false);
+      const bytes = statSync(result.path).size;
+      assert.ok(bytes <= statSync(input).size * 0.6, `${bytes} of ${statSync(input).size}`);
+      const before = readZip(readFileSync(input), ZIP_LIMITS);
+      const after = readZip(readFileSync(result.path), ZIP_LIMITS);
+      assert.deepEqual(
+        after.map((e) => e.name),
+        before.map((e) => e.name),
+      );
+      const picture = after.find((e) => /\.(jpe?g|png)$/i.test(e.name) && /media|Pictures/.test(e.name));
+      assert.ok(picture !== undefined);
+      assert.equal(picture.data.subarray(0, 3).toString('hex'), 'ffd8ff', 'still a JPEG');
+      if (format === 'odt') assert.equal(after[0]!.name, 'mimetype');
+      const original = layout(input, join(scratch(), `layout-in-${format}`));
+      const repacked = layout(result.path, join(scratch(), `layout-out-${format}`));
+      assert.equal(repacked.pages, original.pages);
+      for (const word of PHOTO_WORDS) assert.ok(repacked.text.includes(word), word);
+    });
+  }
+
+  test('format pdf from DOCX (the forensics sample) and from ODT; docx from ODT', async () => {
+    const pdf = await processor.process(documentJob(scratch(), corpus.docx, 'docx', { format: 'pdf' }));
+    assert.equal(pdf.format, 'pdf');
+    assert.equal(pdf.transformed, true);
+    execFileSync('qpdf', ['--check', pdf.path], { stdio: 'pipe' });
+    const info = execFileSync('pdfinfo', [pdf.path], { encoding: 'utf8' });
+    assert.match(info, /^Pages:\s+2$/m);
+    const docx = await processor.process(documentJob(scratch(), samples.odt!, 'odt', { format: 'docx' }));
+    assert.equal(docx.format, 'docx');
+    const parts = readZip(readFileSync(docx.path), ZIP_LIMITS).map((e) => e.name);
+    assert.ok(parts.includes('word/document.xml'));
+    const text = layout(docx.path, join(scratch(), 'layout-converted')).text;
+    for (const word of PHOTO_WORDS) assert.ok(text.includes(word), word);
+  });
+
+  test('a conversion across families is 422 on document.format', async () => {
+    await assert.rejects(
+      processor.process(documentJob(scratch(), samples.odt!, 'odt', { format: 'xlsx' })),
+      (error: unknown) => error instanceof PressoError && error.errors?.[0]?.field === 'document.format',
+    );
+  });
+
+  test('a zip bomb is refused from its directory, before anything is inflated', async () => {
+    const entries = readZip(readFileSync(samples.docx!), ZIP_LIMITS);
+    const bomb = writeZip([
+      ...entries,
+      { name: 'word/media/zeros.bin', data: Buffer.alloc(50_000_000), time: 0, date: 0 },
+    ]);
+    assert.ok(bomb.length < 1_000_000);
+    const path = join(scratch(), 'bomb.docx');
+    writeFileSync(path, bomb);
+    const small = createDocumentProcessor(images, { maxUnpackedBytes: 10_000_000 });
+    await assert.rejects(small.process(documentJob(scratch(), path, 'docx')), (error: unknown) => {
+      assert.ok(error instanceof PressoError);
+      assert.equal(error.statusCode, 422);
+      assert.match(error.message, /unpacks to more than/);
+      return true;
+    });
+  });
+
+  test('without LibreOffice a conversion reports the missing component', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await assert.rejects(
+        processor.process(documentJob(scratch(), corpus.odt, 'odt', { format: 'pdf' })),
+        (error: unknown) => {
+          assert.ok(error instanceof PressoError);
+          assert.equal(error.code, 'TOOL_MISSING');
+          assert.match(error.message, /LibreOffice/);
+          return true;
+        },
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  test('a conversion that outlives its time budget is killed and leaves no process', async () => {
+    const hurried = createDocumentProcessor(images, { timeBudgetMs: 200 });
+    const job = documentJob(scratch(), samples.docx!, 'docx', { format: 'pdf' });
+    await assert.rejects(hurried.process(job), (error: unknown) => {
+      assert.ok(error instanceof PressoError);
+      assert.match(error.message, /time budget/);
+      return true;
+    });
+    // The process group was killed: nothing still runs with this job's profile directory.
+    const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    assert.ok(!running.includes(job.workDir), running);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Real office documents for the document tests, made by LibreOffice itself (the issue's plan: Debian has
+ * no XLSX/PPTX): an HTML page with a corpus photo becomes DOCX and ODT, the forensics ODT becomes RTF; a CSV becomes XLSX and ODS;
+ * LibreOffice's own Progress presentation template (Debian package libreoffice-impress) becomes PPTX and
+ * ODP; the legacy binary DOC, XLS and PPT come from the same sources. The forensics DOCX is a document made
+ * by someone else.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ProcessRequest } from '../../../src/processors/processor.ts';
+import { corpus } from '../../support/corpus.ts';
+
+export const TEMPLATE = '/usr/lib/libreoffice/share/template/common/presnt/Progress.otp';
+export const PHOTO_WORDS = ['Presso', 'quick', 'brown'];
+
+/** One LibreOffice conversion in its own profile; returns the output path. */
+export function soffice(input: string, filter: string, outDir: string): string {
+  mkdirSync(outDir, { recursive: true });
+  execFileSync(
+    'soffice',
+    [
+      `-env:UserInstallation=file://${join(outDir, 'profile')}`,
+      '--headless',
+      '--convert-to',
+      filter,
+      '--outdir',
+      outDir,
+      input,
+    ],
+    { stdio: 'ignore', timeout: 120_000 },
+  );
+  const base = input
+    .split('/')
+    .pop()!
+    .replace(/\.[^.]+$/, '');
+  return join(outDir, `${base}.${filter.split(':')[0]}`);
+}
+
+export interface OfficeSamples {
+  docx: string;
+  odt: string;
+  rtf: string;
+  xlsx: string;
+  ods: string;
+  pptx: string;
+  odp: string;
+  doc: string;
+  xls: string;
+  ppt: string;
+}
+
+/** Each format once, in `dir`; the DOCX and ODT carry a 1280×960 photo (the Canon corpus JPEG). */
+export function makeOfficeSamples(dir: string, formats: (keyof OfficeSamples)[]): Partial<OfficeSamples> {
+  const photo = readFileSync(corpus.canonPhoto).toString('base64');
+  const html = join(dir, 'photo-page.html');
+  writeFileSync(
+    html,
+    '<html><body><h1>Presso document</h1><p>The quick brown fox jumps over the lazy dog.</p>' +
+      `<img src="data:image/jpeg;base64,${photo}" width="600"></body></html>`,
+  );
+  const csv = join(dir, 'sheet.csv');
+  writeFileSync(
+    csv,
+    `Item,Count\n${Array.from({ length: 40 }, (_, i) => `Presso row ${i},${i * 7}`).join('\n')}\n`,
+  );
+  const make: Record<keyof OfficeSamples, () => string> = {
+    docx: () => soffice(html, 'docx:MS Word 2007 XML', join(dir, 'docx')),
+    odt: () => soffice(html, 'odt', join(dir, 'odt')),
+    // Writer/Web (the HTML import) has no RTF export: the RTF comes from the forensics ODT.
+    rtf: () => soffice(corpus.odt, 'rtf', join(dir, 'rtf')),
+    xlsx: () => soffice(csv, 'xlsx', join(dir, 'xlsx')),
+    ods: () => soffice(csv, 'ods', join(dir, 'ods')),
+    pptx: () => soffice(TEMPLATE, 'pptx', join(dir, 'pptx')),
+    odp: () => soffice(TEMPLATE, 'odp', join(dir, 'odp')),
+    doc: () => soffice(corpus.odt, 'doc:MS Word 97', join(dir, 'doc')),
+    xls: () => soffice(csv, 'xls:MS Excel 97', join(dir, 'xls')),
+    ppt: () => soffice(TEMPLATE, 'ppt:MS PowerPoint 97', join(dir, 'ppt')),
+  };
+  return Object.fromEntries(formats.map((format) => [format, make[format]()]));
+}
+
+let jobs = 0;
+
+export function documentJob(
+  dir: string,
+  path: string,
+  format: string,
+  params: Record<string, unknown> = {},
+): ProcessRequest {
+  const workDir = join(dir, `job-${++jobs}`);
+  mkdirSync(workDir, { recursive: true });
+  return {
+    input: {
+      path,
+      name: `input.${format}`,
+      kind: 'document',
+      format,
+      mime: 'application/octet-stream',
+      size: statSync(path).size,
+    },
+    params,
+    workDir,
+    signal: new AbortController().signal,
+    wantMetadata: false,
+  };
+}
+
+/** LibreOffice lays the document out to PDF; the page count of that PDF and its text. */
+export function layout(path: string, dir: string): { pages: number; text: string } {
+  const pdf = soffice(path, 'pdf', dir);
+  const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
+  return {
+    pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
+    text: execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }),
+  };
+}

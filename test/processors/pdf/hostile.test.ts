@@ -1,0 +1,82 @@
+/**
+ * Hostile and broken PDFs: an endless page tree, an object nested 200,000 deep, a cut file and
+ * PostScript that tries to read /etc/passwd (as a PS XObject, and behind a PDF header) are refused with
+ * a 422 or come out without a byte of the file they tried to read, and the service stays up.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { PressoError } from '../../../src/errors/catalog.ts';
+import { ghostscript, LADDER } from '../../../src/processors/pdf/ghostscript.ts';
+import { createPdfProcessor } from '../../../src/processors/pdf/pdf-processor.ts';
+import { Deadline } from '../../../src/processors/shared/deadline.ts';
+import { useScratch } from '../../support/scratch.ts';
+import { pdfFacts, pdfJob, samples, writeHostilePdfs } from './fixtures.ts';
+
+/** A line of /etc/passwd every Debian system has. */
+const PASSWD_LINE = /root:x:0:0/;
+
+describe('PDF processor: hostile input', () => {
+  const scratch = useScratch('presso-pdf-hostile-');
+  const processor = createPdfProcessor();
+  let hostile: ReturnType<typeof writeHostilePdfs>;
+  before(() => {
+    hostile = writeHostilePdfs(scratch());
+    assert.match(readFileSync('/etc/passwd', 'utf8'), PASSWD_LINE, 'the secret the attacks look for exists');
+  });
+
+  const refused = (error: unknown) => {
+    assert.ok(error instanceof PressoError, String(error));
+    assert.equal(error.statusCode, 422);
+    assert.doesNotMatch(error.message, /\/tmp|\/etc/, 'no server path in the public message');
+    return true;
+  };
+
+  test('an endless page tree, a deeply nested object and a cut file are 422', async () => {
+    for (const path of [hostile.loop, hostile.nested, hostile.truncated]) {
+      await assert.rejects(processor.process(pdfJob(scratch(), path)), refused, path);
+    }
+  });
+
+  test('PostScript that reads /etc/passwd is refused or drawn without a byte of it', async () => {
+    for (const path of [hostile.psXObject, hostile.postscript]) {
+      for (const params of [{ compression: 'ultra' }, { format: 'pdfa' }, { grayscale: true }]) {
+        const outcome: string | undefined = await processor.process(pdfJob(scratch(), path, params)).then(
+          (result) => result.path,
+          (error: unknown) => {
+            refused(error);
+            return undefined;
+          },
+        );
+        if (outcome === undefined) continue;
+        assert.doesNotMatch(readFileSync(outcome, 'latin1'), PASSWD_LINE);
+        assert.doesNotMatch(execFileSync('pdftotext', [outcome, '-'], { encoding: 'utf8' }), PASSWD_LINE);
+      }
+    }
+  });
+
+  test('Ghostscript run directly on them and on plain PostScript reads nothing under -dSAFER', async () => {
+    const run = {
+      deadline: new Deadline(60_000, 'the PDF'),
+      signal: new AbortController().signal,
+      workDir: scratch(),
+      memoryBytes: 1024 ** 3,
+    };
+    for (const [i, path] of [hostile.psXObject, hostile.postscript, hostile.pureScript].entries()) {
+      const output = join(scratch(), `direct-${i}.pdf`);
+      await ghostscript(path, output, { images: LADDER[0]!, grayscale: false, pdfa: false }, run).catch(
+        refused,
+      );
+      if (!existsSync(output)) continue;
+      assert.doesNotMatch(readFileSync(output, 'latin1'), PASSWD_LINE);
+      assert.doesNotMatch(execFileSync('pdftotext', [output, '-'], { encoding: 'utf8' }), PASSWD_LINE);
+    }
+  });
+
+  test('after all that the processor still compresses a good file', async () => {
+    const result = await processor.process(pdfJob(scratch(), samples.text));
+    assert.equal(pdfFacts(result.path).pages, 2);
+  });
+});
