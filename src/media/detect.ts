@@ -45,6 +45,7 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, string>> = {
   flac: 'flac',
   m4a: 'm4a',
   aac: 'aac',
+  aif: 'aiff',
   pdf: 'pdf',
   docx: 'docx',
   xlsx: 'xlsx',

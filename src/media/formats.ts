@@ -39,6 +39,7 @@ export const FORMATS: Record<string, FormatInfo> = {
   flac: { kind: 'audio', mime: 'audio/flac', extension: 'flac' },
   m4a: { kind: 'audio', mime: 'audio/mp4', extension: 'm4a' },
   aac: { kind: 'audio', mime: 'audio/aac', extension: 'aac' },
+  aiff: { kind: 'audio', mime: 'audio/aiff', extension: 'aiff' },
   pdf: { kind: 'pdf', mime: 'application/pdf', extension: 'pdf' },
   docx: {
     kind: 'document',

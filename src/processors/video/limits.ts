@@ -26,7 +26,10 @@ export const DEFAULT_VIDEO_LIMITS: VideoLimits = {
   encodesInFlight: 1,
 };
 
-export function checkMediaLimits(probe: MediaProbe, limits: VideoLimits, subject: string): void {
+/** The limits a probe is checked against; the audio processor has the same three. */
+export type MediaLimits = Pick<VideoLimits, 'maxStreams' | 'maxDurationSeconds' | 'maxFramePixels'>;
+
+export function checkMediaLimits(probe: MediaProbe, limits: MediaLimits, subject: string): void {
   if (probe.streams.length > limits.maxStreams) {
     throw new UnprocessableInputError(
       `The ${subject} has ${probe.streams.length} streams; at most ${limits.maxStreams} are accepted.`,
