@@ -6,7 +6,9 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors/catalog.ts';
 import { parseCidr } from '../outbound/address-guard.ts';
+import type { AudioLimits } from '../processors/audio/limits.ts';
 import { type ImageLimits, largestImageShare } from '../processors/image/limits.ts';
+import type { VideoLimits } from '../processors/video/limits.ts';
 import {
   bytes,
   described,
@@ -62,6 +64,10 @@ export interface Config {
   rateLimit: { defaultLimit: number; windowMs: number };
   /** The image processor's limits, in its own shape so the config passes straight through. */
   images: ImageLimits;
+  /** The video processor's limits, in its own shape. */
+  videos: VideoLimits;
+  /** The audio processor's limits, in its own shape. */
+  audio: AudioLimits;
   bootstrapAccount: string | undefined;
 }
 
@@ -290,6 +296,61 @@ export function loadConfig(env: Env = process.env): Config {
         'Decoded image memory (pixels × channels × bytes per sample × 2 working copies) all image jobs ' +
           'of a process may hold at once; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as ' +
           '8-bit RGBA (8 bytes per pixel)',
+      ),
+    },
+    videos: {
+      maxDurationSeconds: int(
+        env,
+        'PRESSO_VIDEO_MAX_DURATION',
+        4 * 3600,
+        'Longest video accepted, in seconds',
+        1,
+      ),
+      maxFramePixels: int(
+        env,
+        'PRESSO_VIDEO_MAX_FRAME_PIXELS',
+        8192 * 4320,
+        'Largest video frame accepted, in pixels (8K is 35 MP)',
+        1,
+      ),
+      maxStreams: int(env, 'PRESSO_VIDEO_MAX_STREAMS', 32, 'Most streams accepted in a video file', 1),
+      maxOutputBytes: bytes(
+        env,
+        'PRESSO_VIDEO_MAX_OUTPUT',
+        4 * 1024 * MiB,
+        'Largest video or audio output written; ffmpeg stops beyond it and the job fails',
+      ),
+      timeBudgetMs: duration(
+        env,
+        'PRESSO_VIDEO_TIME_BUDGET',
+        3_600_000,
+        'Time one video may take to process (quality search included); the job then fails, never retried',
+      ),
+      encodesInFlight: int(
+        env,
+        'PRESSO_VIDEO_ENCODES',
+        1,
+        'Video encodes one process runs at once; others wait their turn so images keep their share',
+        1,
+        64,
+      ),
+    },
+    audio: {
+      maxDurationSeconds: int(
+        env,
+        'PRESSO_AUDIO_MAX_DURATION',
+        6 * 3600,
+        'Longest audio file accepted, in seconds',
+        1,
+      ),
+      maxFramePixels: 16_000_000,
+      maxStreams: 16,
+      maxOutputBytes: 2 * 1024 * MiB,
+      timeBudgetMs: duration(
+        env,
+        'PRESSO_AUDIO_TIME_BUDGET',
+        900_000,
+        'Time one audio file may take to process; the job then fails, never retried',
       ),
     },
     bootstrapAccount: optionalStr(

@@ -14,9 +14,11 @@ import { JobSweeper } from '../jobs/job-sweeper.ts';
 import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
+import { createAudioProcessor } from '../processors/audio/audio-processor.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
 import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
+import { createVideoProcessor } from '../processors/video/video-processor.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
 import { dataPaths } from './data-dir.ts';
@@ -59,7 +61,13 @@ export function buildServices(
     serviceName: config.service.name,
     siteUrl: config.service.siteUrl,
   });
-  const processors = new ProcessorRegistry(options.processors ?? [createImageProcessor(config.images)]);
+  const processors = new ProcessorRegistry(
+    options.processors ?? [
+      createImageProcessor(config.images),
+      createVideoProcessor(config.videos),
+      createAudioProcessor(config.audio),
+    ],
+  );
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
     {
