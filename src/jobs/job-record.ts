@@ -51,7 +51,7 @@ export const RunningRecordSchema = Type.Object({
     Type.Integer({
       minimum: 0,
       maximum: 100,
-      description: 'Extension: percent done of a processing video or audio job, from ffmpeg\'s progress.',
+      description: "Extension: percent done of a processing video or audio job, from ffmpeg's progress.",
     }),
   ),
 });

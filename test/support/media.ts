@@ -26,7 +26,7 @@ export interface ClipOptions {
 
 /** A moving test pattern (and a tone), encoded as asked. */
 export function makeClip(path: string, options: ClipOptions = {}): string {
-  const { width = 160, height = 120, seconds = 2, fps = 25, audio = true } = options;
+  const { width = 128, height = 96, seconds = 2, fps = 25, audio = true } = options;
   const inputs = ['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`];
   if (audio) inputs.push('-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}:sample_rate=48000`);
   const encode = options.encode ?? ['-c:v', 'libx264', '-crf', '12', '-pix_fmt', 'yuv420p', '-c:a', 'aac'];
