@@ -318,7 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
         env,
         'PRESSO_VIDEO_MAX_OUTPUT',
         4 * 1024 * MiB,
-        'Largest video or audio output written; ffmpeg stops beyond it and the job fails',
+        'Largest video output written; ffmpeg stops beyond it and the job fails',
       ),
       timeBudgetMs: duration(
         env,

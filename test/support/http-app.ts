@@ -90,7 +90,7 @@ async function inject(
 }
 
 export async function buildTestApp(
-  options: { env?: Record<string, string>; process?: ProcessFn } = {},
+  options: { env?: Record<string, string>; process?: ProcessFn; processors?: Processor[] } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'presso-http-'));
   const config = loadConfig({
@@ -104,7 +104,8 @@ export async function buildTestApp(
   });
   const logger = createLogger(config.logLevel);
   const services = buildServices(await openEmbeddedBackends(config, logger), config, logger, {
-    processors: [copyProcessor(options.process)],
+    // Real processors when a test gives them (the video and audio flows), else the copying fake.
+    processors: options.processors ?? [copyProcessor(options.process)],
   });
   const { accounts } = services;
   const app = await appFromServices(services);
