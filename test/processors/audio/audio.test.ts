@@ -132,7 +132,7 @@ describe('audio processor', () => {
     assert.equal(streams[0]?.codec, 'flac');
     assert.equal(streams[0]?.channels, 2);
     assert.equal(streams[0]?.sampleRate, 44100);
-    assert.equal((result.metadata?.tags as Record<string, string>).title, 'Presso tone');
+    assert.equal((result.metadata?.tags as Record<string, string> | undefined)?.title, 'Presso tone');
   });
 
   it('checks cross-field rules on the exact field', () => {
