@@ -32,6 +32,10 @@ export const FORMATS: Record<string, FormatInfo> = {
   avi: { kind: 'video', mime: 'video/x-msvideo', extension: 'avi' },
   mpeg: { kind: 'video', mime: 'video/mpeg', extension: 'mpeg' },
   ogv: { kind: 'video', mime: 'video/ogg', extension: 'ogv' },
+  flv: { kind: 'video', mime: 'video/x-flv', extension: 'flv' },
+  '3gp': { kind: 'video', mime: 'video/3gpp', extension: '3gp' },
+  mpegts: { kind: 'video', mime: 'video/mp2t', extension: 'ts' },
+  wmv: { kind: 'video', mime: 'video/x-ms-wmv', extension: 'wmv' },
   mp3: { kind: 'audio', mime: 'audio/mpeg', extension: 'mp3' },
   wav: { kind: 'audio', mime: 'audio/wav', extension: 'wav' },
   ogg: { kind: 'audio', mime: 'audio/ogg', extension: 'ogg' },
@@ -40,6 +44,7 @@ export const FORMATS: Record<string, FormatInfo> = {
   m4a: { kind: 'audio', mime: 'audio/mp4', extension: 'm4a' },
   aac: { kind: 'audio', mime: 'audio/aac', extension: 'aac' },
   aiff: { kind: 'audio', mime: 'audio/aiff', extension: 'aiff' },
+  wma: { kind: 'audio', mime: 'audio/x-ms-wma', extension: 'wma' },
   pdf: { kind: 'pdf', mime: 'application/pdf', extension: 'pdf' },
   docx: {
     kind: 'document',

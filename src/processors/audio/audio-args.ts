@@ -14,10 +14,10 @@ export interface AudioPlan {
   kbps: number | undefined;
 }
 
-/** The default output: the input's format, except uncompressed PCM, which becomes FLAC. */
+/** The default output: the input's format; uncompressed PCM becomes FLAC, WMA becomes M4A (AAC). */
 export function defaultAudioFormat(inputFormat: string): AudioFormat {
-  const same = AUDIO_FORMATS[inputFormat as AudioFormat];
-  return same === undefined || inputFormat === 'wav' ? 'flac' : (inputFormat as AudioFormat);
+  if (inputFormat === 'wav' || inputFormat === 'aiff') return 'flac';
+  return Object.hasOwn(AUDIO_FORMATS, inputFormat) ? (inputFormat as AudioFormat) : 'm4a';
 }
 
 export function planAudioOutput(

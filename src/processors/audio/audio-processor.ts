@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
-import { safeInputArgs } from '../ffmpeg/demuxers.ts';
+import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
 import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
@@ -19,7 +19,17 @@ import { AUDIO_FORMATS } from './encoders.ts';
 import { type AudioLimits, DEFAULT_AUDIO_LIMITS } from './limits.ts';
 import { AUDIO_OUTPUT_FORMATS, audioParamsSchema, checkAudioParams, resolveAudioParams } from './params.ts';
 
-export const AUDIO_INPUT_FORMATS = ['mp3', 'aac', 'm4a', 'ogg', 'opus', 'flac', 'wav', 'aiff'] as const;
+export const AUDIO_INPUT_FORMATS = [
+  'mp3',
+  'aac',
+  'm4a',
+  'ogg',
+  'opus',
+  'flac',
+  'wav',
+  'aiff',
+  'wma',
+] as const;
 
 export type AudioProcessorOptions = Partial<AudioLimits>;
 
@@ -65,10 +75,12 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   }
   const output = join(request.workDir, `output.${plan.format}`);
   const progress = request.onProgress;
+  const seek = seekArgs(input.format, start);
   await runFfmpeg(
     [
-      ...(start > 0 ? ['-ss', start.toFixed(3)] : []),
+      ...seek.before,
       ...safeInputArgs(input.format, input.path),
+      ...seek.after,
       ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
       ...audioArgs(plan, params, probe),
       '-sn',

@@ -34,6 +34,20 @@ export function demuxerFor(format: string): string | undefined {
   return Object.hasOwn(DEMUXER_BY_FORMAT, format) ? DEMUXER_BY_FORMAT[format] : undefined;
 }
 
+/** Demuxers that cannot seek in files without an index (FLV's is optional metadata). */
+const SEEKS_BADLY = new Set(['flv']);
+
+/**
+ * Where `-ss` goes to start at `start` seconds: before the input (a fast seek, frame-accurate when
+ * transcoding) where the demuxer can seek, after it (decode and drop) where it cannot. Nothing at 0:
+ * even `-ss 0` makes ffmpeg seek, which fails on an FLV without an index.
+ */
+export function seekArgs(format: string, start: number): { before: string[]; after: string[] } {
+  if (!(start > 0)) return { before: [], after: [] };
+  const ss = ['-ss', start.toFixed(3)];
+  return SEEKS_BADLY.has(demuxerFor(format) ?? '') ? { before: [], after: ss } : { before: ss, after: [] };
+}
+
 /**
  * Input options for one untrusted file: the forced demuxer, the `file` protocol only, and the path
  * behind an explicit `file:` so no part of it is read as a protocol or option. The mov demuxer's

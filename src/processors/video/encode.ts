@@ -4,7 +4,7 @@
  * metadata carried over (phone videos carry GPS positions). `-fflags +bitexact` keeps the muxers from
  * writing random identifiers, so the same request gives the same bytes.
  */
-import { safeInputArgs } from '../ffmpeg/demuxers.ts';
+import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import type { ProbedStream } from '../ffmpeg/probe.ts';
 import { type FfmpegOptions, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { ToolRun } from '../shared/run-tool.ts';
@@ -68,10 +68,15 @@ function gifFilter(filters: string[]): string {
   return `${filters.join(',')},split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=3`;
 }
 
-export function trimArgs(start: number, duration: number | undefined): { before: string[]; after: string[] } {
+export function trimArgs(
+  format: string,
+  start: number,
+  duration: number | undefined,
+): { before: string[]; after: string[] } {
+  const seek = seekArgs(format, start);
   return {
-    before: start > 0 ? ['-ss', start.toFixed(3)] : [],
-    after: duration === undefined ? [] : ['-t', duration.toFixed(3)],
+    before: seek.before,
+    after: [...seek.after, ...(duration === undefined ? [] : ['-t', duration.toFixed(3)])],
   };
 }
 
@@ -81,7 +86,7 @@ export async function encodeVideo(
   options: Pick<FfmpegOptions, 'onProgress' | 'expectedSeconds' | 'limits'>,
 ): Promise<void> {
   const container = CONTAINERS[plan.format];
-  const trim = trimArgs(plan.start, plan.duration);
+  const trim = trimArgs(plan.inputFormat, plan.start, plan.duration);
   const video =
     plan.format === 'gif'
       ? ['-filter_complex', `[0:V:0]${gifFilter(plan.filters)}`]

@@ -6,7 +6,8 @@
  * the same request on the same input gives the same bytes whatever the load.
  */
 import { readFile } from 'node:fs/promises';
-import { safeInputArgs } from '../ffmpeg/demuxers.ts';
+import { UnprocessableInputError } from '../../errors/catalog.ts';
+import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { ToolRun } from '../shared/run-tool.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
@@ -59,11 +60,12 @@ export async function searchCrf(input: SearchInput, run: ToolRun): Promise<Searc
   const references: string[] = [];
   for (const [i, segment] of segmentStarts(input.start, input.duration).entries()) {
     const ref = `ref-${i}.mkv`;
+    const seek = seekArgs(input.format, segment.at);
     await runFfmpeg(
       [
-        '-ss',
-        segment.at.toFixed(3),
+        ...seek.before,
         ...safeInputArgs(input.format, input.path),
+        ...seek.after,
         '-t',
         segment.length.toFixed(3),
         '-map',
@@ -164,6 +166,8 @@ async function scoreTrial(
       frames++;
     }
   }
-  if (frames === 0) throw new Error('the ssim filter scored no frames');
+  // ffmpeg exits 0 on an empty cut (a seek past the last frame, timestamps it cannot follow).
+  if (frames === 0)
+    throw new UnprocessableInputError('The video has no frames to encode in the requested part.');
   return ssimDb(sum / frames);
 }

@@ -22,7 +22,19 @@ import { checkVideoParams } from './params-check.ts';
 import { searchCrf } from './quality-search.ts';
 import { remuxFormat, remuxVideo } from './remux.ts';
 
-export const VIDEO_INPUT_FORMATS = ['mp4', 'mov', 'webm', 'mkv', 'avi', 'mpeg', 'ogv'] as const;
+export const VIDEO_INPUT_FORMATS = [
+  'mp4',
+  'mov',
+  'webm',
+  'mkv',
+  'avi',
+  'mpeg',
+  'mpegts',
+  'ogv',
+  'flv',
+  '3gp',
+  'wmv',
+] as const;
 
 export type VideoProcessorOptions = Partial<VideoLimits>;
 

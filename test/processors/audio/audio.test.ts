@@ -31,6 +31,7 @@ const INPUTS: Record<string, string[]> = {
   'tone.wav': ['-c:a', 'pcm_s16le'],
   'tone.aiff': ['-c:a', 'pcm_s16be'],
   'tone.aac': ['-c:a', 'aac', '-f', 'adts'],
+  'tone.wma': ['-c:a', 'wmav2'],
 };
 
 describe('audio processor', () => {

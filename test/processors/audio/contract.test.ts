@@ -32,6 +32,7 @@ processorContract('audio', () => createAudioProcessor({ timeBudgetMs: 30 * 60_00
     flac: tone('tone.flac', ['-c:a', 'flac']),
     wav: tone('tone.wav', ['-c:a', 'pcm_s16le']),
     aiff: tone('tone.aiff', ['-c:a', 'pcm_s16be']),
+    wma: tone('tone.wma', ['-c:a', 'wmav2']),
   },
   corrupt: [cut, junk],
   // A 10 minute tone to Opus: long enough that every abort lands mid-run.

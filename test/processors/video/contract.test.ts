@@ -35,6 +35,10 @@ processorContract('video', () => createVideoProcessor({ timeBudgetMs: 30 * 60_00
     avi: clip('clip.avi', ['-c:v', 'mpeg4', '-c:a', 'libmp3lame']),
     mpeg: clip('clip.mpg', ['-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'vob']),
     ogv: clip('clip.ogv', ['-c:v', 'libtheora', '-c:a', 'libvorbis']),
+    mpegts: clip('clip.ts', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'mpegts']),
+    flv: clip('clip.flv', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'flv']),
+    '3gp': clip('clip.3gp', ['-c:v', 'libx264', '-c:a', 'aac']),
+    wmv: clip('clip.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2']),
   },
   corrupt: [cut, damagedPath],
   // VP9 at medium on a 6 s 640×360 clip runs for seconds: every abort lands mid-run.
