@@ -58,6 +58,7 @@ export interface Probed {
     width?: number;
     height?: number;
     pix_fmt?: string;
+    color_transfer?: string;
     channels?: number;
     sample_rate?: string;
     avg_frame_rate?: string;

@@ -11,6 +11,7 @@ import { before, describe, it } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
 import { checkVideoParams } from '../../../src/processors/video/params-check.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
+import { corpusDir } from '../../support/corpus.ts';
 import {
   audioStream,
   duration,
@@ -75,14 +76,20 @@ describe('video processor', () => {
   });
 
   it('writes WebM with VP9 and Opus, and MP4 with AV1 or H.265', async () => {
-    const webm = await runProcessor(processor, clip, { format: 'webm', compression: 'ultra' });
+    // One second: these encoders are the slow ones.
+    const second = makeClip(join(scratch(), 'second.mp4'), { seconds: 1 });
+    const webm = await runProcessor(processor, second, { format: 'webm', compression: 'ultra' });
     assert.equal(webm.format, 'webm');
     assert.equal(videoStream(probe(webm.path))?.codec_name, 'vp9');
     assert.equal(audioStream(probe(webm.path))?.codec_name, 'opus');
-    const av1 = await runProcessor(processor, clip, { codec: 'av1', audio: 'remove', compression: 'ultra' });
+    const av1 = await runProcessor(processor, second, {
+      codec: 'av1',
+      audio: 'remove',
+      compression: 'ultra',
+    });
     assert.equal(videoStream(probe(av1.path))?.codec_name, 'av1');
     assert.equal(audioStream(probe(av1.path)), undefined);
-    const hevc = await runProcessor(processor, clip, { codec: 'h265', format: 'mkv', audio: 64 });
+    const hevc = await runProcessor(processor, second, { codec: 'h265', format: 'mkv', audio: 64 });
     assert.equal(videoStream(probe(hevc.path))?.codec_name, 'hevc');
     assert.equal(hevc.format, 'mkv');
   });
@@ -141,25 +148,40 @@ describe('video processor', () => {
     assert.ok(Math.abs((result.metadata?.duration as number) - 2) < 0.1);
   });
 
-  it('turns 10-bit input into 8-bit 4:2:0 H.264 High', async () => {
-    const tenBit = makeClip(join(scratch(), 'ten.mkv'), {
+  it('turns 10-bit PQ HDR input into 8-bit 4:2:0 SDR H.264 High', async () => {
+    const hdr = makeClip(join(scratch(), 'hdr.mkv'), {
       seconds: 1,
       encode: [
-        '-c:v',
-        'libx265',
-        '-pix_fmt',
-        'yuv420p10le',
-        '-x265-params',
-        'log-level=error',
-        '-c:a',
-        'aac',
+        ...['-c:v', 'libx265', '-pix_fmt', 'yuv420p10le', '-x265-params', 'log-level=error'],
+        ...[
+          '-color_trc',
+          'smpte2084',
+          '-color_primaries',
+          'bt2020',
+          '-colorspace',
+          'bt2020nc',
+          '-c:a',
+          'aac',
+        ],
       ],
     });
-    const result = await runProcessor(processor, tenBit, { format: 'mp4' });
+    const result = await runProcessor(processor, hdr, { format: 'mp4' });
     const video = videoStream(probe(result.path));
     assert.equal(video?.codec_name, 'h264');
     assert.equal(video?.pix_fmt, 'yuv420p');
     assert.equal(video?.profile, 'High');
+    assert.equal(video?.color_transfer, 'bt709');
+  });
+
+  it('keeps the timing of a real variable-frame-rate phone video', async () => {
+    const phone = join(
+      corpusDir,
+      'usr/share/forensics-samples/original-files/movie1/VID_20191220_170832.mp4',
+    );
+    const result = await runProcessor(processor, phone, { resize: { width: 192 }, compression: 'ultra' });
+    assert.deepEqual(dims(result.path), [192, 108]);
+    assert.ok(Math.abs(duration(result.path) - duration(phone)) <= 2 * FRAME, String(duration(result.path)));
+    assert.equal(audioStream(probe(result.path))?.codec_name, 'aac');
   });
 
   it('writes an animated GIF without audio', async () => {
