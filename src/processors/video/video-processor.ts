@@ -72,11 +72,13 @@ async function processVideo(
   request.signal.throwIfAborted();
   const params = resolveVideoParams(request.params);
   const { input } = request;
-  const deadline = new Deadline(limits.timeBudgetMs, 'the video');
-  const run: ToolRun = { deadline, signal: request.signal, workDir: request.workDir };
   const toolLimits = { fileBytes: limits.maxOutputBytes };
-
-  const probe = await probeMedia(input.path, input.format, run);
+  const probeRun: ToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    signal: request.signal,
+    workDir: request.workDir,
+  };
+  const probe = await probeMedia(input.path, input.format, probeRun);
   const video = mainVideo(probe);
   if (video === undefined || !(video.width && video.height)) {
     throw new UnprocessableInputError('The file has no video stream that can be decoded.');
@@ -87,6 +89,12 @@ async function processVideo(
     metadata === undefined ? result : { ...result, metadata };
 
   const release = await encodes.acquire(1, request.signal);
+  // The time budget starts once the job's turn comes: waiting behind another encode is not its fault.
+  const run: ToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    signal: request.signal,
+    workDir: request.workDir,
+  };
   try {
     if (params.compression === 'lossless') {
       const format = remuxFormat(input.format, params.format);

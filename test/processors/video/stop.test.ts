@@ -1,13 +1,15 @@
 /**
  * A video job stopped by its time budget or by a cancel leaves no ffmpeg behind: the runner kills the
  * whole process group. The time-out is the catalogued 422 (the job fails, never retried). Processes are
- * found by the unique input path on their command line in /proc.
+ * found by the unique input path on their command line in /proc. An encode waits for its turn in the
+ * admission budget before any ffmpeg starts.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
+import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
 import { makeClip, runProcessor } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -43,6 +45,20 @@ describe('stopping a video job', () => {
       },
     );
     assert.deepEqual(await processesWith(slow), []);
+  });
+
+  it('waits for its turn in the encode budget before encoding, and releases it after', async () => {
+    const budget = new AdmissionBudget(1);
+    const processor = createVideoProcessor({}, budget);
+    const held = await budget.acquire(1); // another encode in flight
+    const short = makeClip(join(scratch(), 'turn.mp4'), { seconds: 1 });
+    const job = runProcessor(processor, short, { compression: 'ultra' });
+    while (budget.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(await processesWith(short), [], 'no ffmpeg runs while the job waits');
+    held();
+    const result = await job;
+    assert.ok(result.outputSize > 0);
+    assert.equal(budget.inUse, 0);
   });
 
   it('stops on cancel with the abort reason and leaves no ffmpeg running', async () => {
