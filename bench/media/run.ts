@@ -151,6 +151,19 @@ function peerAt(source: string, target: number, work: string): { crf: number; by
   return best;
 }
 
+/** The clip's width and height (even sizes: these clips need no crop). */
+function frameSize(path: string): { width: number; height: number } {
+  const [width, height] = execFileSync('ffprobe', [
+    ...['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0'],
+    path,
+  ])
+    .toString()
+    .trim()
+    .split(',')
+    .map(Number);
+  return { width: width ?? 0, height: height ?? 0 };
+}
+
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
 async function main(): Promise<void> {
@@ -178,6 +191,7 @@ async function main(): Promise<void> {
           start: 0,
           duration: seconds,
           filters: 'setsar=1,format=yuv420p',
+          ...frameSize(source),
           codec: 'h264',
           level: 'high',
         },

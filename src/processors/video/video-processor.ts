@@ -128,6 +128,8 @@ async function processVideo(
           filters: [...frames.filters, 'format=yuv420p'].join(','),
           codec,
           level: params.compression,
+          width: frames.width,
+          height: frames.height,
         },
         run,
       );
