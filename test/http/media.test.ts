@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { retryAfterSeconds } from '../../src/http/routes/jobs.ts';
 import { createAudioProcessor } from '../../src/processors/audio/audio-processor.ts';
 import { createVideoProcessor } from '../../src/processors/video/video-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
@@ -68,6 +69,13 @@ describe('video and audio through the API', () => {
     await writeFile(out, await download(presso, result));
     assert.equal(audioStream(probe(out))?.codec_name, 'mp3');
   });
+});
+
+test('Retry-After follows the time left estimated from progress, never later than by age', () => {
+  assert.equal(retryAfterSeconds(120_000), 5); // by age alone
+  assert.equal(retryAfterSeconds(120_000, 98), 3); // 120 s for 98 %: about 2.4 s left
+  assert.equal(retryAfterSeconds(120_000, 10), 5); // far from done: the age rule caps it
+  assert.equal(retryAfterSeconds(5_000, 99), 1);
 });
 
 describe('job progress (extension)', () => {
