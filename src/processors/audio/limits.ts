@@ -1,5 +1,5 @@
 /** The audio processor's limits (the `audio` config section); each refusal is a clear 422. */
-import type { MediaLimits } from '../video/limits.ts';
+import type { MediaLimits } from '../ffmpeg/media-limits.ts';
 
 export interface AudioLimits extends MediaLimits {
   maxOutputBytes: number;

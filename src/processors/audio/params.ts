@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from 'typebox';
 import type { FieldError } from '../../errors/catalog.ts';
-import { trimSchema } from '../video/params.ts';
+import { trimSchema } from '../ffmpeg/trim-schema.ts';
 
 export const AUDIO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type AudioCompression = (typeof AUDIO_COMPRESSION_LEVELS)[number];

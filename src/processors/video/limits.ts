@@ -1,8 +1,7 @@
 /** The video processor's limits (the `videos` config section); each refusal is a clear 422. */
-import { UnprocessableInputError } from '../../errors/catalog.ts';
-import type { MediaProbe } from '../ffmpeg/probe.ts';
+import type { MediaLimits } from '../ffmpeg/media-limits.ts';
 
-export interface VideoLimits {
+export interface VideoLimits extends MediaLimits {
   /** Longest input accepted, in seconds. */
   maxDurationSeconds: number;
   /** Largest frame accepted, in pixels (8K UHD is 33 MP). */
@@ -13,7 +12,7 @@ export interface VideoLimits {
   maxOutputBytes: number;
   /** Time one video may take to process, quality search included; the job fails (never retried) after it. */
   timeBudgetMs: number;
-  /** Video and audio encodes one process runs at once; the others wait, so images keep their share. */
+  /** Video encodes one process runs at once; the others wait, so images keep their share. */
   encodesInFlight: number;
 }
 
@@ -25,27 +24,3 @@ export const DEFAULT_VIDEO_LIMITS: VideoLimits = {
   timeBudgetMs: 3_600_000,
   encodesInFlight: 1,
 };
-
-/** The limits a probe is checked against; the audio processor has the same three. */
-export type MediaLimits = Pick<VideoLimits, 'maxStreams' | 'maxDurationSeconds' | 'maxFramePixels'>;
-
-export function checkMediaLimits(probe: MediaProbe, limits: MediaLimits, subject: string): void {
-  if (probe.streams.length > limits.maxStreams) {
-    throw new UnprocessableInputError(
-      `The ${subject} has ${probe.streams.length} streams; at most ${limits.maxStreams} are accepted.`,
-    );
-  }
-  if (probe.durationSeconds > limits.maxDurationSeconds) {
-    throw new UnprocessableInputError(
-      `The ${subject} lasts ${Math.round(probe.durationSeconds)} s; at most ${limits.maxDurationSeconds} s are accepted.`,
-    );
-  }
-  for (const stream of probe.streams) {
-    const pixels = (stream.width ?? 0) * (stream.height ?? 0);
-    if (stream.type === 'video' && pixels > limits.maxFramePixels) {
-      throw new UnprocessableInputError(
-        `The ${subject}'s frames are ${stream.width}×${stream.height}; at most ${limits.maxFramePixels} pixels are accepted.`,
-      );
-    }
-  }
-}

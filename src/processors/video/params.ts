@@ -4,6 +4,7 @@
  * params-check.ts.
  */
 import { type Static, Type } from 'typebox';
+import { trimSchema } from '../ffmpeg/trim-schema.ts';
 
 export const VIDEO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type VideoCompression = (typeof VIDEO_COMPRESSION_LEVELS)[number];
@@ -24,17 +25,6 @@ export const CODECS_BY_FORMAT: Readonly<Record<VideoFormat, readonly VideoCodec[
 export const MAX_VIDEO_DIMENSION = 8192;
 const dimension = (description: string) =>
   Type.Optional(Type.Integer({ minimum: 2, maximum: MAX_VIDEO_DIMENSION, description }));
-const seconds = (description: string, minimum: number) =>
-  Type.Number({ minimum, maximum: 86_400, description });
-
-/** `trim`, shared with the audio namespace. */
-export const trimSchema = Type.Object(
-  {
-    start: Type.Optional(seconds('Seconds to skip from the start (default 0).', 0)),
-    duration: Type.Optional(seconds('Seconds to keep from `start` (default: to the end).', 0.01)),
-  },
-  { additionalProperties: false, description: 'Keep only part of the file.' },
-);
 
 export const videoParamsSchema = Type.Object(
   {
