@@ -9,9 +9,11 @@ import { storageConfig } from '../files/config.ts';
 import { serverConfig } from '../http/config.ts';
 import { jobsConfig } from '../jobs/config.ts';
 import { outboundConfig, serviceIdentityConfig } from '../outbound/config.ts';
+import { audioConfig } from '../processors/audio/config.ts';
 import { documentConfig } from '../processors/document/config.ts';
 import { imageConfig } from '../processors/image/config.ts';
 import { pdfConfig } from '../processors/pdf/config.ts';
+import { videoConfig } from '../processors/video/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
 import { webhooksConfig } from '../webhooks/config.ts';
 import {
@@ -55,6 +57,8 @@ const SECTIONS = {
   storage: storageConfig,
   rateLimit: rateLimitConfig,
   images: imageConfig,
+  videos: videoConfig,
+  audio: audioConfig,
   pdf: pdfConfig,
   document: documentConfig,
 } as const;

@@ -33,6 +33,7 @@ export const JobRecordResponseSchema = Type.Object({
   input: Type.Optional(completed.input),
   output: Type.Optional(completed.output),
   metadata: completed.metadata,
+  progress: RunningRecordSchema.properties.progress,
 });
 
 export const ErrorSchema = Type.Object(

@@ -47,6 +47,13 @@ export type FailedRecord = Static<typeof FailedRecordSchema>;
 export const RunningRecordSchema = Type.Object({
   id: JobId,
   status: Type.Union([Type.Literal('enqueued'), Type.Literal('processing')]),
+  progress: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: "Extension: percent done of a processing video or audio job, from ffmpeg's progress.",
+    }),
+  ),
 });
 export type RunningRecord = Static<typeof RunningRecordSchema>;
 
@@ -79,6 +86,8 @@ export function jobRecord(job: Job): JobRecord {
         message: job.error?.message ?? 'The job failed.',
       };
     default:
-      return { id: job.id, status: job.status };
+      return job.status === 'processing' && job.progress !== undefined
+        ? { id: job.id, status: job.status, progress: job.progress }
+        : { id: job.id, status: job.status };
   }
 }

@@ -90,7 +90,29 @@ async function processFile(c: JobScope, { processor, detected }: AcquiredInput):
     workDir,
     signal: c.signal,
     wantMetadata: c.job.params.metadata === true,
+    onProgress: progressWriter(c),
   });
+}
+
+/**
+ * Stores a processor's progress: only rising whole percents, one write at a time (a write still in flight
+ * drops the next value; the one after catches up). A write that fails is logged; the job goes on.
+ */
+function progressWriter(c: JobScope): (percent: number) => void {
+  let last = -1;
+  let writing = false;
+  return (percent) => {
+    const value = Math.floor(percent);
+    if (value <= last || writing) return;
+    last = value;
+    writing = true;
+    c.deps.store
+      .setProgress(c.job.id, value)
+      .catch((error: unknown) => c.log.warn({ err: error }, 'progress not recorded'))
+      .finally(() => {
+        writing = false;
+      });
+  };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface JobStore {
    * fault of the job (storage ran out), so it must not bring the job closer to failing.
    */
   releaseAttempt(id: string): Promise<void>;
+  /** Records how far a processing job has got (0–100); ignored once the job is no longer processing. */
+  setProgress(id: string, percent: number): Promise<void>;
   setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void>;
   complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job>;
   fail(id: string, error: ErrorRecord): Promise<Job>;

@@ -70,6 +70,8 @@ export interface Job {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | undefined;
+  /** 0–100 while a long processor (video, audio) runs; undefined when it does not report. */
+  progress?: number | undefined;
 }
 
 export function isFinished(job: Pick<Job, 'status'>): boolean {

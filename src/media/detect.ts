@@ -38,6 +38,9 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, string>> = {
   avi: 'avi',
   mpg: 'mpeg',
   ogv: 'ogv',
+  flv: 'flv',
+  '3gp': '3gp',
+  mts: 'mpegts',
   mp3: 'mp3',
   wav: 'wav',
   ogg: 'ogg',
@@ -46,6 +49,7 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, string>> = {
   flac: 'flac',
   m4a: 'm4a',
   aac: 'aac',
+  aif: 'aiff',
   pdf: 'pdf',
   docx: 'docx',
   xlsx: 'xlsx',
@@ -74,11 +78,17 @@ export async function detectFile(path: string): Promise<DetectedFile | undefined
   if (found !== undefined && found.ext !== 'xml') {
     // An Ogg container with a video stream is reported as `ogv` / `video/ogg`; everything else Ogg is audio.
     const name =
-      found.mime.startsWith('video/') && found.ext === 'ogg' ? 'ogv' : FORMAT_BY_EXTENSION[found.ext];
+      found.mime.startsWith('video/') && found.ext === 'ogg' ? 'ogv' : formatOf(found.ext, found.mime);
     return name === undefined ? undefined : describe(name);
   }
   // file-type returns nothing (or `xml` when a declaration is present) for SVG.
   return (await looksLikeSvg(path)) ? describe('svg') : undefined;
+}
+
+/** ASF is WMV or WMA: file-type tells them apart by the stream types in the header (its MIME type). */
+function formatOf(ext: string, mime: string): string | undefined {
+  if (ext === 'asf') return mime.startsWith('audio/') ? 'wma' : 'wmv';
+  return Object.hasOwn(FORMAT_BY_EXTENSION, ext) ? FORMAT_BY_EXTENSION[ext] : undefined;
 }
 
 function describe(format: string): DetectedFile | undefined {

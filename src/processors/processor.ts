@@ -25,6 +25,11 @@ export interface ProcessRequest {
   signal: AbortSignal;
   /** The request asked for `"metadata": true`. */
   wantMetadata: boolean;
+  /**
+   * Optional progress channel for long work (video, audio): called with 0–100 as the work advances.
+   * Processors that finish quickly never call it; callers must not rely on a final 100.
+   */
+  onProgress?: (percent: number) => void;
 }
 
 export interface ProcessResult {

@@ -14,11 +14,13 @@ import { JobSweeper } from '../jobs/job-sweeper.ts';
 import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
+import { createAudioProcessor } from '../processors/audio/audio-processor.ts';
 import { createDocumentProcessor } from '../processors/document/document-processor.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
 import { createPdfProcessor } from '../processors/pdf/pdf-processor.ts';
 import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
+import { createVideoProcessor } from '../processors/video/video-processor.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
 import { dataPaths } from './data-dir.ts';
@@ -65,6 +67,8 @@ export function buildServices(
   const processors = new ProcessorRegistry(
     options.processors ?? [
       images,
+      createVideoProcessor(config.videos),
+      createAudioProcessor(config.audio),
       createPdfProcessor(config.pdf),
       // Pictures inside office documents go through the same image processor and its memory budget.
       createDocumentProcessor(images, config.document),

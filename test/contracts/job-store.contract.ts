@@ -99,6 +99,20 @@ export function jobStoreContract(name: string, factory: () => Promise<JobStoreUn
       assert.equal(failed?.attempts, 2);
     });
 
+    it('records progress only while processing, and starts a new run without it', async () => {
+      const { id } = await subject.store.create(newJob());
+      await subject.store.setProgress(id, 30);
+      assert.equal((await subject.store.get(id))?.progress, undefined, 'not processing yet');
+      await subject.store.markProcessing(id);
+      await subject.store.setProgress(id, 42.4);
+      assert.equal((await subject.store.get(id))?.progress, 42);
+      assert.equal((await subject.store.markProcessing(id))?.progress, undefined, 'a re-run starts afresh');
+      await subject.store.setProgress(id, 60);
+      await subject.store.fail(id, { code: 'X', status: 422, message: 'bad' });
+      await subject.store.setProgress(id, 90);
+      assert.equal((await subject.store.get(id))?.progress, 60, 'a finished job keeps its last value');
+    });
+
     it('records completion with input, output and finish time', async () => {
       const { id } = await subject.store.create(newJob());
       subject.setNow(2_000_000);

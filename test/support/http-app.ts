@@ -104,7 +104,7 @@ export async function buildTestApp(
   });
   const logger = createLogger(config.logLevel);
   const services = buildServices(await openEmbeddedBackends(config, logger), config, logger, {
-    // Real processors when a test asks for them (a PDF flow); otherwise the image fake.
+    // Real processors when a test gives them (the PDF, document, video and audio flows), else the copying fake.
     processors: options.processors ?? [copyProcessor(options.process)],
   });
   const { accounts } = services;

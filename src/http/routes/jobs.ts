@@ -10,8 +10,18 @@ import { commonErrors, ErrorSchema, JobRecordResponseSchema } from '../schemas.t
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Poll gently: about 1 s for a young job, up to 10 s for one that has run for minutes. */
-export function retryAfterSeconds(ageMs: number): number {
+/**
+ * Poll gently: about 1 s for a young job, up to 10 s for one that has run for minutes; never later than
+ * the time left estimated from the job's progress (extension), when it reports one.
+ */
+export function retryAfterSeconds(ageMs: number, progress?: number): number {
+  const byAge = retryAfterByAge(ageMs);
+  if (progress === undefined || progress <= 0) return byAge;
+  const leftSeconds = ((ageMs / 1000) * (100 - progress)) / progress;
+  return Math.max(1, Math.min(byAge, Math.ceil(leftSeconds)));
+}
+
+function retryAfterByAge(ageMs: number): number {
   if (ageMs < 10_000) return 1;
   if (ageMs < 60_000) return 2;
   if (ageMs < 300_000) return 5;
@@ -34,7 +44,9 @@ export async function jobsRoute(app: FastifyInstance, options: { jobs: JobServic
       const { id } = request.params as { id: string };
       if (!UUID.test(id)) throw new NotFoundError('No job with this id.');
       const job = await options.jobs.getForAccount(account.id, id.toLowerCase());
-      if (!isFinished(job)) reply.header('retry-after', retryAfterSeconds(Date.now() - job.createdAt));
+      if (!isFinished(job)) {
+        reply.header('retry-after', retryAfterSeconds(Date.now() - job.createdAt, job.progress));
+      }
       return jobRecord(job);
     },
   );

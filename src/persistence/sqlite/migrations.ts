@@ -72,4 +72,6 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (delivery_id, attempt)
   );
   `,
+  // Progress (0-100) of a processing job, reported by long processors (video, audio).
+  'ALTER TABLE jobs ADD COLUMN progress INTEGER;',
 ];

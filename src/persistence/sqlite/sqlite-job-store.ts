@@ -21,6 +21,7 @@ interface JobRow {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  progress: number | null;
 }
 
 function parse<T>(text: string | null): T | undefined {
@@ -42,6 +43,7 @@ function toJob(row: JobRow): Job {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at ?? undefined,
+    progress: row.progress ?? undefined,
   };
 }
 
@@ -80,12 +82,21 @@ export class SqliteJobStore implements JobStore {
   async markProcessing(id: string): Promise<Job | undefined> {
     run(
       this.#db,
-      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, updated_at = ?
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = ?
          WHERE id = ? AND status IN ('enqueued', 'processing')`,
       this.#now(),
       id,
     );
     return this.get(id);
+  }
+
+  async setProgress(id: string, percent: number): Promise<void> {
+    run(
+      this.#db,
+      `UPDATE jobs SET progress = ? WHERE id = ? AND status = 'processing'`,
+      Math.max(0, Math.min(100, Math.round(percent))),
+      id,
+    );
   }
 
   async releaseAttempt(id: string): Promise<void> {

@@ -36,6 +36,8 @@ export interface ToolOptions {
   limits?: Partial<ToolLimits>;
   /** Keep stdout (up to `STREAM_CAP` bytes) for the result instead of discarding it. */
   captureStdout?: boolean;
+  /** Receives stdout as it arrives (ffmpeg's `-progress pipe:1` lines), whether or not it is captured. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface ToolResult {
@@ -92,12 +94,15 @@ export function runTool(
     const child = spawn(file, argv, {
       cwd: run.workDir,
       detached: true, // its own process group, so one kill reaches everything it forks
-      stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', options.captureStdout || options.onStdout ? 'pipe' : 'ignore', 'pipe'],
     });
     const stderr = new TailBuffer(STREAM_CAP);
     const stdout = new TailBuffer(STREAM_CAP);
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (options.captureStdout) stdout.push(chunk);
+      options.onStdout?.(chunk);
+    });
     let stoppedBy: 'deadline' | 'abort' | undefined;
     const stop = (why: 'deadline' | 'abort') => {
       stoppedBy ??= why;

@@ -1,0 +1,112 @@
+/**
+ * The audio processor: probe (demuxer forced, `file` protocol only), limits, then one ffmpeg run that
+ * re-encodes the first audio track at the level's bitrate per channel, converts, trims, mixes down or
+ * resamples, or (lossless) writes FLAC/WAV or remuxes a lossy track untouched. No gain is applied, so
+ * loudness is kept.
+ */
+import { join } from 'node:path';
+import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
+import { describeMedia } from '../ffmpeg/describe-media.ts';
+import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
+import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
+import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
+import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { Deadline } from '../shared/deadline.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+import { audioArgs, planAudioOutput } from './audio-args.ts';
+import { type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
+import { AUDIO_FORMATS } from './encoders.ts';
+import { AUDIO_OUTPUT_FORMATS, audioParamsSchema, checkAudioParams, resolveAudioParams } from './params.ts';
+
+export const AUDIO_INPUT_FORMATS = [
+  'mp3',
+  'aac',
+  'm4a',
+  'ogg',
+  'opus',
+  'flac',
+  'wav',
+  'aiff',
+  'wma',
+] as const;
+
+export type AudioProcessorOptions = Partial<AudioLimits>;
+
+export function createAudioProcessor(options: AudioProcessorOptions = {}): Processor {
+  const limits: AudioLimits = { ...DEFAULT_AUDIO_LIMITS };
+  for (const key of Object.keys(limits) as (keyof AudioLimits)[]) {
+    const value = options[key];
+    if (value !== undefined) limits[key] = value;
+  }
+  return {
+    name: 'audio',
+    kind: 'audio',
+    inputFormats: AUDIO_INPUT_FORMATS,
+    outputFormats: AUDIO_OUTPUT_FORMATS,
+    paramsSchema: audioParamsSchema,
+    checkParams: checkAudioParams,
+    process: (request) => processAudio(request, limits),
+  };
+}
+
+async function processAudio(request: ProcessRequest, limits: AudioLimits): Promise<ProcessResult> {
+  const problems = checkAudioParams(request.params, 'audio');
+  if (problems.length > 0) throw new ValidationError(problems);
+  request.signal.throwIfAborted();
+  const params = resolveAudioParams(request.params);
+  const { input } = request;
+  const deadline = new Deadline(limits.timeBudgetMs, 'the audio');
+  const run: ToolRun = { deadline, signal: request.signal, workDir: request.workDir };
+
+  const probe = await probeMedia(input.path, input.format, run);
+  const audio = mainAudio(probe);
+  if (audio === undefined)
+    throw new UnprocessableInputError('The file has no audio stream that can be decoded.');
+  checkMediaLimits(probe, limits, 'audio');
+  const plan = planAudioOutput(params, input.format, audio);
+
+  const start = Math.min(params.trim?.start ?? 0, probe.durationSeconds);
+  const available = Math.max(0, probe.durationSeconds - start);
+  const duration =
+    params.trim?.duration === undefined ? available : Math.min(params.trim.duration, available);
+  if (params.trim !== undefined && !(duration > 0)) {
+    throw ValidationError.field('audio.trim', 'the trim starts after the end of the audio');
+  }
+  const output = join(request.workDir, `output.${plan.format}`);
+  const progress = request.onProgress;
+  const seek = seekArgs(input.format, start);
+  await runFfmpeg(
+    [
+      ...seek.before,
+      ...safeInputArgs(input.format, input.path),
+      ...seek.after,
+      ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
+      ...audioArgs(plan, params, probe),
+      '-sn',
+      '-dn',
+      '-fflags',
+      '+bitexact',
+      '-f',
+      AUDIO_FORMATS[plan.format].muxer,
+      output,
+    ],
+    run,
+    {
+      limits: { fileBytes: limits.maxOutputBytes },
+      expectedSeconds: duration,
+      ...(progress === undefined ? {} : { onProgress: (f: number) => progress(Math.floor(f * 99)) }),
+    },
+  );
+  const transformed =
+    plan.format !== input.format ||
+    params.trim !== undefined ||
+    params.channels !== undefined ||
+    params.sampleRate !== undefined;
+  return {
+    path: output,
+    format: plan.format,
+    transformed,
+    ...(request.wantMetadata ? { metadata: describeMedia(probe) } : {}),
+  };
+}

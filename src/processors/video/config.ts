@@ -1,0 +1,44 @@
+/**
+ * The video processor's limits, declared once: the typed value (`VideoLimits`), its defaults and the
+ * `PRESSO_VIDEO_*` variables that set them. Each refusal is a clear 422.
+ */
+import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+
+export const videoConfig = section({
+  maxDurationSeconds: int('PRESSO_VIDEO_MAX_DURATION', {
+    default: 4 * 3600,
+    min: 1,
+    doc: 'Longest video accepted, in seconds',
+  }),
+  maxFramePixels: int('PRESSO_VIDEO_MAX_FRAME_PIXELS', {
+    default: 8192 * 4320,
+    min: 1,
+    doc: 'Largest video frame accepted, in pixels (8K is 35 MP)',
+  }),
+  /** A file with thousands of tiny streams is an attack, not a film. */
+  maxStreams: int('PRESSO_VIDEO_MAX_STREAMS', {
+    default: 32,
+    min: 1,
+    doc: 'Most streams accepted in a video file',
+  }),
+  /** RLIMIT_FSIZE on ffmpeg. */
+  maxOutputBytes: bytes('PRESSO_VIDEO_MAX_OUTPUT', {
+    default: 4 * 1024 ** 3,
+    doc: 'Largest video output written; ffmpeg stops beyond it and the job fails',
+  }),
+  timeBudgetMs: duration('PRESSO_VIDEO_TIME_BUDGET', {
+    default: 3_600_000,
+    doc: 'Time one video may take to process (quality search included); the job then fails, never retried',
+  }),
+  /** The others wait their turn, so one 4K job cannot starve the images. */
+  encodesInFlight: int('PRESSO_VIDEO_ENCODES', {
+    default: 1,
+    min: 1,
+    max: 64,
+    doc: 'Video encodes one process runs at once; others wait their turn so images keep their share',
+  }),
+});
+
+export type VideoLimits = Loaded<typeof videoConfig>;
+
+export const DEFAULT_VIDEO_LIMITS: VideoLimits = videoConfig.load({});

@@ -1,0 +1,116 @@
+/**
+ * Encoder settings per codec: the ffmpeg arguments for one quantiser value, the range the quality
+ * search explores, and each container's muxer and audio codec. Presets trade speed for bytes at the
+ * same quality; these are the encoders' own balanced defaults, with fixed thread counts so the bytes
+ * never depend on the host.
+ */
+import { ENCODER_THREADS } from '../ffmpeg/run-ffmpeg.ts';
+import type { VideoCodec, VideoFormat } from './params.ts';
+
+export interface CodecSettings {
+  /** The ffprobe codec name of this codec's streams. */
+  probeName: string;
+  /** Lowest and highest quantiser (CRF) the search tries; lower is better quality. */
+  range: readonly [number, number];
+  /** Where the search starts for each lossy level. */
+  start: Readonly<Record<'medium' | 'high' | 'ultra', number>>;
+  args(crf: number): string[];
+}
+
+export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
+  h264: {
+    probeName: 'h264',
+    range: [16, 36],
+    start: { medium: 21, high: 24, ultra: 28 },
+    args: (crf) => [
+      '-c:v',
+      'libx264',
+      '-preset',
+      'medium',
+      '-profile:v',
+      'high',
+      '-crf',
+      String(crf),
+      '-threads',
+      String(ENCODER_THREADS),
+    ],
+  },
+  h265: {
+    probeName: 'hevc',
+    range: [18, 38],
+    start: { medium: 23, high: 26, ultra: 30 },
+    args: (crf) => [
+      '-c:v',
+      'libx265',
+      '-preset',
+      'medium',
+      '-crf',
+      String(crf),
+      '-x265-params',
+      `log-level=error:pools=${ENCODER_THREADS}:frame-threads=1`,
+      '-tag:v',
+      'hvc1', // what Apple players expect of HEVC in MP4 and MOV
+    ],
+  },
+  vp9: {
+    probeName: 'vp9',
+    range: [20, 50],
+    start: { medium: 30, high: 34, ultra: 40 },
+    args: (crf) => [
+      '-c:v',
+      'libvpx-vp9',
+      '-crf',
+      String(crf),
+      '-b:v',
+      '0',
+      '-deadline',
+      'good',
+      '-cpu-used',
+      '2',
+      '-row-mt',
+      '1',
+      '-threads',
+      String(ENCODER_THREADS),
+    ],
+  },
+  av1: {
+    probeName: 'av1',
+    range: [20, 55],
+    start: { medium: 30, high: 35, ultra: 42 },
+    args: (crf) => [
+      '-c:v',
+      'libsvtav1',
+      '-crf',
+      String(crf),
+      '-preset',
+      '8',
+      '-svtav1-params',
+      `lp=${ENCODER_THREADS}`,
+    ],
+  },
+};
+
+export interface ContainerSettings {
+  muxer: string;
+  defaultCodec: VideoCodec | undefined;
+  /** Audio codec (ffmpeg encoder, ffprobe name) and its default bitrate in kbit/s for stereo. */
+  audio: { encoder: string; probeName: string; kbps: number } | undefined;
+  /** Extra muxer flags: the index first, so playback starts before the download ends. */
+  muxerArgs: string[];
+}
+
+const AAC = { encoder: 'aac', probeName: 'aac', kbps: 128 };
+const OPUS = { encoder: 'libopus', probeName: 'opus', kbps: 96 };
+
+export const CONTAINERS: Readonly<Record<VideoFormat, ContainerSettings>> = {
+  mp4: { muxer: 'mp4', defaultCodec: 'h264', audio: AAC, muxerArgs: ['-movflags', '+faststart'] },
+  mov: { muxer: 'mov', defaultCodec: 'h264', audio: AAC, muxerArgs: ['-movflags', '+faststart'] },
+  mkv: { muxer: 'matroska', defaultCodec: 'h264', audio: AAC, muxerArgs: [] },
+  webm: { muxer: 'webm', defaultCodec: 'vp9', audio: OPUS, muxerArgs: [] },
+  gif: { muxer: 'gif', defaultCodec: undefined, audio: undefined, muxerArgs: [] },
+};
+
+/** Input containers kept as they are by default; others (AVI, MPEG, OGV, ...) become MP4. */
+export function defaultVideoFormat(inputFormat: string): VideoFormat {
+  return inputFormat === 'webm' || inputFormat === 'mov' || inputFormat === 'mkv' ? inputFormat : 'mp4';
+}

@@ -1,0 +1,51 @@
+/**
+ * SSIMULACRA 2 of one sampled frame: the middle of a segment, decoded from the lossless reference and from
+ * a trial encode to 8-bit RGB by ffmpeg, scored by the project's own metric (the native addon, off the
+ * event loop). SSIM sees structure; SSIMULACRA 2 also sees colour and banding, which SSIM misses.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { safeInputArgs } from '../ffmpeg/demuxers.ts';
+import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
+import { measureSsimulacra2 } from '../image/quality/score.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+
+async function frameAt(file: string, seconds: number, out: string, run: ToolRun): Promise<Uint8Array> {
+  await runFfmpeg(
+    [
+      // FFV1 and the trial are in Matroska with an index: an input seek decodes exactly to this frame.
+      ...(seconds > 0 ? ['-ss', seconds.toFixed(3)] : []),
+      ...safeInputArgs('mkv', file),
+      '-frames:v',
+      '1',
+      '-pix_fmt',
+      'rgb24',
+      '-f',
+      'rawvideo',
+      out,
+    ],
+    run,
+  );
+  return new Uint8Array(await readFile(join(run.workDir, out)));
+}
+
+export async function frameSsimulacra2(
+  reference: string,
+  encoded: string,
+  at: number,
+  size: { width: number; height: number },
+  run: ToolRun,
+): Promise<number> {
+  const ref = await frameAt(reference, at, `${reference}.rgb`, run);
+  const enc = await frameAt(encoded, at, `${encoded}.rgb`, run);
+  const image = (data: Uint8Array) => ({
+    data,
+    width: size.width,
+    height: size.height,
+    channels: 3 as const,
+  });
+  if (ref.length !== size.width * size.height * 3 || enc.length !== ref.length) {
+    throw new Error(`sampled frame sizes differ: ${ref.length} and ${enc.length}`);
+  }
+  return measureSsimulacra2(image(ref), image(enc));
+}

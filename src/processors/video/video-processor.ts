@@ -1,0 +1,195 @@
+/**
+ * The video processor: probe (demuxer forced, `file` protocol only), limits, then either a remux
+ * (`lossless`) or a re-encode at the level's perceptual target, the quantiser searched per video on
+ * sampled segments. Encodes take turns through an admission budget so one 4K job cannot starve the
+ * images; a job that outlives its time budget fails (422) and is never retried.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import { describeMedia } from '../ffmpeg/describe-media.ts';
+import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
+import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
+import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { AdmissionBudget } from '../shared/admission-budget.ts';
+import { Deadline } from '../shared/deadline.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+import { DEFAULT_VIDEO_LIMITS, type VideoLimits } from './config.ts';
+import { encodeVideo, planAudio } from './encode.ts';
+import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
+import { planFrames } from './geometry.ts';
+import { changesContent, resolveVideoParams, VIDEO_OUTPUT_FORMATS, videoParamsSchema } from './params.ts';
+import { checkVideoParams } from './params-check.ts';
+import { searchCrf } from './quality-search.ts';
+import { remuxFormat, remuxVideo } from './remux.ts';
+
+export const VIDEO_INPUT_FORMATS = [
+  'mp4',
+  'mov',
+  'webm',
+  'mkv',
+  'avi',
+  'mpeg',
+  'mpegts',
+  'ogv',
+  'flv',
+  '3gp',
+  'wmv',
+] as const;
+
+export type VideoProcessorOptions = Partial<VideoLimits>;
+
+/** Share of the progress bar the quality search takes; the final encode fills the rest. */
+const SEARCH_SHARE = 20;
+
+export function createVideoProcessor(
+  options: VideoProcessorOptions = {},
+  budget?: AdmissionBudget,
+): Processor {
+  const limits: VideoLimits = { ...DEFAULT_VIDEO_LIMITS };
+  for (const key of Object.keys(limits) as (keyof VideoLimits)[]) {
+    const value = options[key];
+    if (value !== undefined) limits[key] = value;
+  }
+  const encodes = budget ?? new AdmissionBudget(limits.encodesInFlight);
+  return {
+    name: 'video',
+    kind: 'video',
+    inputFormats: VIDEO_INPUT_FORMATS,
+    outputFormats: VIDEO_OUTPUT_FORMATS,
+    paramsSchema: videoParamsSchema,
+    checkParams: checkVideoParams,
+    process: (request) => processVideo(request, limits, encodes),
+  };
+}
+
+async function processVideo(
+  request: ProcessRequest,
+  limits: VideoLimits,
+  encodes: AdmissionBudget,
+): Promise<ProcessResult> {
+  const problems = checkVideoParams(request.params, 'video');
+  if (problems.length > 0) throw new ValidationError(problems);
+  request.signal.throwIfAborted();
+  const params = resolveVideoParams(request.params);
+  const { input } = request;
+  const toolLimits = { fileBytes: limits.maxOutputBytes };
+  const probeRun: ToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    signal: request.signal,
+    workDir: request.workDir,
+  };
+  const probe = await probeMedia(input.path, input.format, probeRun);
+  const video = mainVideo(probe);
+  if (video === undefined || !(video.width && video.height)) {
+    throw new UnprocessableInputError('The file has no video stream that can be decoded.');
+  }
+  checkMediaLimits(probe, limits, 'video');
+  const metadata = request.wantMetadata ? describeMedia(probe) : undefined;
+  const withMetadata = (result: ProcessResult): ProcessResult =>
+    metadata === undefined ? result : { ...result, metadata };
+
+  const release = await encodes.acquire(1, request.signal);
+  // The time budget starts once the job's turn comes: waiting behind another encode is not its fault.
+  const run: ToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    signal: request.signal,
+    workDir: request.workDir,
+  };
+  try {
+    if (params.compression === 'lossless') {
+      const format = remuxFormat(input.format, params.format);
+      const output = join(request.workDir, `output.${format}`);
+      await remuxVideo(input, format, output, run, toolLimits);
+      return withMetadata({ path: output, format, transformed: format !== input.format });
+    }
+
+    const format = params.format ?? defaultVideoFormat(input.format);
+    const codec = format === 'gif' ? undefined : (params.codec ?? CONTAINERS[format].defaultCodec);
+    const start = Math.min(params.trim?.start ?? 0, probe.durationSeconds);
+    const available = Math.max(0, probe.durationSeconds - start);
+    const duration =
+      params.trim?.duration === undefined ? available : Math.min(params.trim.duration, available);
+    if (!(duration > 0)) {
+      throw ValidationError.field('video.trim', 'the trim starts after the end of the video');
+    }
+    const frames = planFrames(video, params);
+    if (format === 'gif' && params.fps === undefined && (video.fps ?? 0) > 15) {
+      frames.filters.push('fps=15'); // GIF frame delays are in 1/100 s; 15 fps keeps files sane
+    }
+    const progress = request.onProgress;
+    let crf = 0;
+    if (codec !== undefined) {
+      const search = await searchCrf(
+        {
+          path: input.path,
+          format: input.format,
+          start,
+          duration,
+          filters: [...frames.filters, 'format=yuv420p'].join(','),
+          codec,
+          level: params.compression,
+          width: frames.width,
+          height: frames.height,
+        },
+        run,
+      );
+      crf = search.crf;
+    }
+    progress?.(SEARCH_SHARE);
+    const output = join(request.workDir, `output.${format}`);
+    const trimmed = params.trim !== undefined;
+    await encodeVideo(
+      {
+        inputPath: input.path,
+        inputFormat: input.format,
+        start,
+        duration: trimmed ? duration : undefined,
+        filters: frames.filters,
+        format,
+        codec,
+        crf,
+        audio: planAudio(params.audio, format, mainAudio(probe), trimmed),
+        output,
+      },
+      run,
+      {
+        limits: toolLimits,
+        expectedSeconds: duration,
+        ...(progress === undefined
+          ? {}
+          : { onProgress: (f: number) => progress(SEARCH_SHARE + Math.floor(f * (100 - SEARCH_SHARE - 1))) }),
+      },
+    );
+    const transformed = changesContent(params) || format !== input.format || frames.toneMapped;
+    if (!transformed && codec !== undefined) {
+      return withMetadata(await neverLarger(output, format, input, video.codec, codec, run, toolLimits));
+    }
+    return withMetadata({ path: output, format, transformed });
+  } finally {
+    release();
+  }
+}
+
+/**
+ * A well-compressed input can come out larger after a re-encode. Then, when the input already has the
+ * asked codec, a remux (faststart, junk streams dropped) is the answer; the job's never-larger step
+ * returns the input itself when even that is not smaller.
+ */
+async function neverLarger(
+  encoded: string,
+  format: (typeof VIDEO_OUTPUT_FORMATS)[number],
+  input: { path: string; format: string; size: number },
+  inputCodec: string,
+  codec: keyof typeof CODEC_SETTINGS,
+  run: ToolRun,
+  toolLimits: { fileBytes: number },
+): Promise<ProcessResult> {
+  const size = (await stat(encoded)).size;
+  if (size < input.size || inputCodec !== CODEC_SETTINGS[codec].probeName) {
+    return { path: encoded, format, transformed: false };
+  }
+  const remuxed = join(run.workDir, `remux.${format}`);
+  await remuxVideo(input, format, remuxed, run, toolLimits);
+  return { path: remuxed, format, transformed: false };
+}

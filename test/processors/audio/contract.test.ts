@@ -1,0 +1,44 @@
+/** The audio processor against the Processor contract, with one generated tone per declared input format. */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { createAudioProcessor } from '../../../src/processors/audio/audio-processor.ts';
+import { processorContract } from '../../contracts/processor.contract.ts';
+import { audioStream, makeTone, probe } from '../../support/media.ts';
+
+const dir = await mkdtemp(join(tmpdir(), 'presso-audio-contract-'));
+after(() => rm(dir, { recursive: true, force: true }));
+
+const tone = (name: string, encode: string[], seconds = 1) => makeTone(join(dir, name), encode, seconds);
+const mp3 = tone('tone.mp3', ['-c:a', 'libmp3lame', '-b:a', '192k']);
+const bytes = await readFile(mp3);
+const cut = join(dir, 'cut.mp3');
+await writeFile(cut, bytes.subarray(0, 300));
+const junk = join(dir, 'junk.wav');
+await writeFile(
+  junk,
+  Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(400, 0xff)]),
+);
+
+processorContract('audio', () => createAudioProcessor({ timeBudgetMs: 30 * 60_000 }), {
+  byFormat: {
+    mp3,
+    aac: tone('tone.aac', ['-c:a', 'aac', '-f', 'adts']),
+    m4a: tone('tone.m4a', ['-c:a', 'aac']),
+    ogg: tone('tone.ogg', ['-c:a', 'libvorbis']),
+    opus: tone('tone.opus', ['-c:a', 'libopus']),
+    flac: tone('tone.flac', ['-c:a', 'flac']),
+    wav: tone('tone.wav', ['-c:a', 'pcm_s16le']),
+    aiff: tone('tone.aiff', ['-c:a', 'pcm_s16be']),
+    wma: tone('tone.wma', ['-c:a', 'wmav2']),
+  },
+  corrupt: [cut, junk],
+  // A 10 minute tone to Opus: long enough that every abort lands mid-run.
+  slow: { path: tone('long.flac', ['-c:a', 'flac'], 600), params: { format: 'opus' } },
+  async verifyOutput(result) {
+    const audio = audioStream(probe(result.path));
+    assert.ok(audio !== undefined && (audio.channels ?? 0) > 0);
+  },
+});

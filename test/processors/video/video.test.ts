@@ -1,0 +1,253 @@
+/**
+ * The video processor on small generated clips: every assertion decodes the output with ffprobe
+ * (codecs, dimensions, duration, streams). Sizes are tiny and clips 1–2 s so the file stays fast.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { PressoError } from '../../../src/errors/catalog.ts';
+import { checkVideoParams } from '../../../src/processors/video/params-check.ts';
+import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
+import { corpusDir } from '../../support/corpus.ts';
+import {
+  audioStream,
+  duration,
+  ffmpeg,
+  makeClip,
+  probe,
+  runProcessor,
+  videoStream,
+} from '../../support/media.ts';
+import { useScratch } from '../../support/scratch.ts';
+
+const scratch = useScratch('presso-video-');
+const processor = createVideoProcessor({ timeBudgetMs: 30 * 60_000 });
+const FRAME = 1 / 25;
+
+/** Bytes offset of a top-level MP4 box type, to check that `moov` comes before `mdat` (faststart). */
+async function boxOffset(path: string, type: string): Promise<number> {
+  const bytes = await readFile(path);
+  return bytes.indexOf(Buffer.from(type, 'latin1'));
+}
+
+function decodedMd5(path: string): string {
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:v:0', '-f', 'md5', '-'])
+    .toString()
+    .trim();
+}
+
+describe('video processor', () => {
+  let clip: string;
+  before(() => {
+    clip = makeClip(join(scratch(), 'clip.mp4'));
+  });
+
+  it('defaults to H.264 High + AAC in MP4, yuv420p, faststart, same duration', async () => {
+    const result = await runProcessor(processor, clip);
+    assert.equal(result.format, 'mp4');
+    const out = probe(result.path);
+    const video = videoStream(out);
+    assert.equal(video?.codec_name, 'h264');
+    assert.equal(video?.profile, 'High');
+    assert.equal(video?.pix_fmt, 'yuv420p');
+    assert.equal(audioStream(out)?.codec_name, 'aac');
+    assert.ok(Math.abs(duration(result.path) - duration(clip)) <= 2 * FRAME);
+    assert.ok((await boxOffset(result.path, 'moov')) < (await boxOffset(result.path, 'mdat')));
+    assert.ok(result.outputSize < result.inputSize, 'a CRF 12 input gets smaller');
+  });
+
+  it('gives the same bytes for the same request', async () => {
+    const a = await runProcessor(processor, clip, { compression: 'ultra' });
+    const b = await runProcessor(processor, clip, { compression: 'ultra' });
+    const hash = async (p: string) =>
+      createHash('sha1')
+        .update(await readFile(p))
+        .digest('hex');
+    assert.equal(await hash(a.path), await hash(b.path));
+  });
+
+  it('ultra is smaller than medium', async () => {
+    const medium = await runProcessor(processor, clip, { compression: 'medium' });
+    const ultra = await runProcessor(processor, clip, { compression: 'ultra' });
+    assert.ok(ultra.outputSize < medium.outputSize, `${ultra.outputSize} vs ${medium.outputSize}`);
+  });
+
+  it('writes WebM with VP9 and Opus, and MP4 with AV1 or H.265', async () => {
+    // One second: these encoders are the slow ones.
+    const second = makeClip(join(scratch(), 'second.mp4'), { seconds: 1 });
+    const webm = await runProcessor(processor, second, { format: 'webm', compression: 'ultra' });
+    assert.equal(webm.format, 'webm');
+    assert.equal(videoStream(probe(webm.path))?.codec_name, 'vp9');
+    assert.equal(audioStream(probe(webm.path))?.codec_name, 'opus');
+    const av1 = await runProcessor(processor, second, {
+      codec: 'av1',
+      audio: 'remove',
+      compression: 'ultra',
+    });
+    assert.equal(videoStream(probe(av1.path))?.codec_name, 'av1');
+    assert.equal(audioStream(probe(av1.path)), undefined);
+    const hevc = await runProcessor(processor, second, { codec: 'h265', format: 'mkv', audio: 64 });
+    assert.equal(videoStream(probe(hevc.path))?.codec_name, 'hevc');
+    assert.equal(hevc.format, 'mkv');
+  });
+
+  it('lossless remuxes: same decoded frames, faststart, subtitles dropped', async () => {
+    const withSubs = join(scratch(), 'subs.mkv');
+    const srt = join(scratch(), 'subs.srt');
+    await writeFile(srt, '1\n00:00:00,000 --> 00:00:01,000\nhello\n');
+    ffmpeg(['-i', clip, '-i', srt, '-map', '0', '-map', '1', '-c', 'copy', '-c:s', 'srt', withSubs]);
+    assert.ok(probe(withSubs).streams.some((s) => s.codec_type === 'subtitle'));
+    const result = await runProcessor(processor, withSubs, { compression: 'lossless', format: 'mp4' });
+    const out = probe(result.path);
+    assert.deepEqual(out.streams.map((s) => s.codec_type).sort(), ['audio', 'video']);
+    assert.equal(decodedMd5(result.path), decodedMd5(clip));
+    assert.ok((await boxOffset(result.path, 'moov')) < (await boxOffset(result.path, 'mdat')));
+  });
+
+  it('resizes with even dimensions: auto fits, fit covers and crops; odd inputs become even', async () => {
+    const odd = makeClip(join(scratch(), 'odd.mp4'), { width: 161, height: 121, seconds: 1 });
+    const plain = await runProcessor(processor, odd, { compression: 'ultra' });
+    assert.deepEqual(dims(plain.path), [160, 120]);
+    // 161×121 into width 100: 100 × 75.2 → 75 → even, inside the box: 74.
+    const auto = await runProcessor(processor, odd, { resize: { width: 100 } });
+    assert.deepEqual(dims(auto.path), [100, 74]);
+    const fit = await runProcessor(processor, odd, { resize: { width: 64, height: 64, mode: 'fit' } });
+    assert.deepEqual(dims(fit.path), [64, 64]);
+    const noUp = await runProcessor(processor, odd, { resize: { width: 400, upscale: false } });
+    assert.deepEqual(dims(noUp.path), [160, 120]);
+  });
+
+  it('trims within a frame, changes the frame rate, rotates', async () => {
+    const trimmed = await runProcessor(processor, clip, {
+      trim: { start: 0.5, duration: 1 },
+      audio: 'remove',
+    });
+    assert.ok(Math.abs(duration(trimmed.path) - 1) <= FRAME, String(duration(trimmed.path)));
+    const slower = await runProcessor(processor, clip, { fps: 10 });
+    assert.equal(videoStream(probe(slower.path))?.avg_frame_rate, '10/1');
+    const turned = await runProcessor(processor, clip, { rotate: 90 });
+    assert.deepEqual(dims(turned.path), [96, 128]);
+  });
+
+  it('applies the rotation the file asks for, and reports it in the metadata', async () => {
+    const rotated = join(scratch(), 'rotated.mp4');
+    ffmpeg(['-i', clip, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', rotated]);
+    const result = await runProcessor(processor, rotated, {}, { wantMetadata: true });
+    assert.deepEqual(dims(result.path), [96, 128]);
+    const streams = result.metadata?.streams as Record<string, unknown>[];
+    // ffmpeg 5.1 stores the legacy `rotate=90` tag as a display matrix turning 90° counter-clockwise,
+    // and plays it so: 270° clockwise, which is what the metadata reports.
+    assert.equal(streams[0]?.rotation, 270);
+    assert.equal(streams[0]?.width, 128);
+    assert.equal(streams[0]?.fps, 25);
+    assert.equal(streams[1]?.channels, 1);
+    assert.equal(streams[1]?.sampleRate, 48000);
+    assert.ok(Math.abs((result.metadata?.duration as number) - 2) < 0.1);
+  });
+
+  it('turns 10-bit PQ HDR input into 8-bit 4:2:0 SDR H.264 High', async () => {
+    const hdr = makeClip(join(scratch(), 'hdr.mkv'), {
+      seconds: 1,
+      encode: [
+        ...['-c:v', 'libx265', '-pix_fmt', 'yuv420p10le', '-x265-params', 'log-level=error'],
+        ...[
+          '-color_trc',
+          'smpte2084',
+          '-color_primaries',
+          'bt2020',
+          '-colorspace',
+          'bt2020nc',
+          '-c:a',
+          'aac',
+        ],
+      ],
+    });
+    const result = await runProcessor(processor, hdr, { format: 'mp4' });
+    const video = videoStream(probe(result.path));
+    assert.equal(video?.codec_name, 'h264');
+    assert.equal(video?.pix_fmt, 'yuv420p');
+    assert.equal(video?.profile, 'High');
+    assert.equal(video?.color_transfer, 'bt709');
+  });
+
+  it('keeps the timing of a real variable-frame-rate phone video', async () => {
+    const phone = join(
+      corpusDir,
+      'usr/share/forensics-samples/original-files/movie1/VID_20191220_170832.mp4',
+    );
+    const result = await runProcessor(processor, phone, { resize: { width: 192 }, compression: 'ultra' });
+    assert.deepEqual(dims(result.path), [192, 108]);
+    assert.ok(Math.abs(duration(result.path) - duration(phone)) <= 2 * FRAME, String(duration(result.path)));
+    assert.equal(audioStream(probe(result.path))?.codec_name, 'aac');
+  });
+
+  it('writes an animated GIF without audio', async () => {
+    const result = await runProcessor(processor, clip, { format: 'gif', resize: { width: 64 } });
+    assert.equal(result.format, 'gif');
+    const out = probe(result.path);
+    assert.deepEqual(dims(result.path), [64, 48]);
+    assert.equal(out.streams.length, 1);
+  });
+
+  it('reports rising progress during the encode', async () => {
+    const seen: number[] = [];
+    await runProcessor(processor, clip, { compression: 'ultra' }, { onProgress: (p) => seen.push(p) });
+    assert.ok(seen.length >= 2, String(seen));
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      seen,
+    );
+    assert.ok(seen.every((p) => p >= 0 && p < 100));
+  });
+
+  it('refuses invalid container/codec pairs and re-encode options with lossless, on the exact field', () => {
+    assert.deepEqual(
+      checkVideoParams({ format: 'webm', codec: 'h264' }, 'video').map((e) => e.field),
+      ['video.codec'],
+    );
+    assert.deepEqual(
+      checkVideoParams({ compression: 'lossless', resize: { width: 10 } }, 'video').map((e) => e.field),
+      ['video.resize'],
+    );
+    assert.deepEqual(
+      checkVideoParams({ format: 'gif', codec: 'vp9', audio: 96 }, 'video').map((e) => e.field),
+      ['video.codec', 'video.audio'],
+    );
+    assert.deepEqual(
+      checkVideoParams({ resize: { mode: 'fit', width: 4 } }, 'video').map((e) => e.field),
+      ['video.resize'],
+    );
+  });
+
+  it('fails truncated and fake media with a 422', async () => {
+    const bytes = await readFile(clip);
+    const cut = join(scratch(), 'cut.mp4');
+    await writeFile(cut, bytes.subarray(0, 2000));
+    const fake = join(scratch(), 'fake.mp4');
+    const junk = Buffer.concat([bytes.subarray(0, 32), Buffer.alloc(5000, 0x41)]);
+    await writeFile(fake, junk);
+    for (const path of [cut, fake]) {
+      await assert.rejects(runProcessor(processor, path), (error: unknown) => {
+        assert.ok(error instanceof PressoError, String(error));
+        assert.equal(error.statusCode, 422);
+        assert.ok(!error.message.includes(scratch()), error.message);
+        return true;
+      });
+    }
+  });
+
+  it('refuses inputs over the limits with a 422 that names the limit', async () => {
+    const strict = createVideoProcessor({ maxDurationSeconds: 1, maxFramePixels: 100 * 100 });
+    await assert.rejects(runProcessor(strict, clip), /lasts 2 s; at most 1 s/);
+    const short = makeClip(join(scratch(), 'short.mp4'), { seconds: 1 });
+    await assert.rejects(runProcessor(strict, short), /at most 10000 pixels/);
+  });
+});
+
+function dims(path: string): [number, number] {
+  const video = videoStream(probe(path));
+  return [video?.width ?? 0, video?.height ?? 0];
+}
