@@ -14,6 +14,7 @@ import { optimisePng } from '../../../src/processors/image/codecs/oxipng.ts';
 import { type PngTuningReport, paletteOptions, tunedPng } from '../../../src/processors/image/png-tuning.ts';
 import { scoreOutput } from '../../../src/processors/image/quality/score.ts';
 import { type LossyLevel, QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
+import { applyTunedEncoder } from '../../../src/processors/image/tuned-encoder.ts';
 import { corpus } from '../../support/corpus.ts';
 
 const LEVELS: LossyLevel[] = ['medium', 'high', 'ultra'];
@@ -100,4 +101,25 @@ describe('PNG levels', () => {
   it('a photograph: near-lossless or palette, each level no larger than the stricter one', async () => {
     await levels(await readFile(corpus.chelsea));
   });
+});
+
+// JPEG's order is checked by quality.test.ts on the camera photo; WebP and AVIF here, on a small photo.
+describe('lossy levels', () => {
+  for (const format of ['webp', 'avif'] as const) {
+    it(`${format}: each level meets its target and ultra <= high <= medium`, async () => {
+      const input = await readFile(corpus.chelsea);
+      const sizes: number[] = [];
+      for (const level of LEVELS) {
+        const path = join(tmpdir(), `presso-levels-${process.pid}-${level}.${format}`);
+        const encoder = await applyTunedEncoder(sharp(input), format, { level, hasAlpha: false });
+        await encoder.toFile(path);
+        const output = await readFile(path);
+        await rm(path, { force: true });
+        const score = await scoreOutput(input, output);
+        assert.ok(score >= QUALITY_TARGETS[level], `${level}: ${score.toFixed(2)}`);
+        sizes.push(output.length);
+      }
+      assert.ok(sizes[2]! <= sizes[1]! && sizes[1]! <= sizes[0]!, sizes.join(' >= '));
+    });
+  }
 });
