@@ -84,9 +84,9 @@ export async function searchPalette(
     return found.score !== undefined && found.score >= target ? trial(found.quality, dither) : undefined;
   };
   // Undithered first: at equal quality it is the smaller file. Dithering is searched only when no
-  // undithered palette below quality 100 passes (gradients band without it). One dithering per image
-  // decided by which passes keeps the levels monotonic: a looser target passes wherever a stricter one
-  // did, so it takes the same dithering and a quality no higher.
+  // undithered palette below quality 100 passes (gradients band without it). Deciding the dithering by
+  // what passes keeps the levels monotonic: an undithered palette that meets a stricter target meets a
+  // looser one, so the looser level stays undithered, at a quality no higher.
   const flat = await lowest(0);
   const dithered = flat === undefined ? await lowest(1) : undefined;
   const passing = [top, flat, dithered].filter((c) => c !== undefined && c.score >= target);
