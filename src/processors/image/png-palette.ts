@@ -11,25 +11,22 @@
  *    25 at 60 (4 colours), so `ultra` (65) fell to near-lossless at 3× the bytes of `high`'s palette;
  *  - a 142-colour palette met `ultra` where quality 65 did not, and near-lossless won at larger bytes.
  * So quality 100 (at most 256 colours) is tried first: when it misses the target no palette can meet it.
- * Otherwise the lowest passing quality is searched like an encoder quality (quality/search.ts), without
- * dithering first: on flat graphics that costs little score for 10–30 % fewer bytes (skimage logo at 16
- * colours: 25,883 → 19,538 B, 77.1 → 72.3); on gradients it bands and fails, and dithering is searched.
+ * Otherwise the lowest passing quality is searched on a fixed ladder (bisection), without dithering
+ * first: on flat graphics that costs little score for 10–30 % fewer bytes (skimage logo at 16 colours:
+ * 25,883 → 19,538 B, 77.1 → 72.3); on gradients it bands and fails, and dithering is searched.
  */
 import type { Sharp } from 'sharp';
 import { scoreEncodedAgainstMosaic } from './quality/score.ts';
-import { searchQuality } from './quality/search.ts';
 import type { RgbImage } from './quality/ssimulacra2.ts';
 
-/** libimagequant quality the search starts from per target: the corpus' usual answer (docs/benchmarks.md). */
-const START_QUALITY = [
-  { target: 85, quality: 90 },
-  { target: 80, quality: 80 },
-  { target: 0, quality: 65 },
-] as const;
-/** pngquant's useful floor: below it libimagequant keeps only a handful of colours. */
-const MIN_QUALITY = 10;
-/** Trials of each quality search (undithered, then dithered when that finds nothing). */
-const SEARCH_TRIALS = 3;
+/**
+ * libimagequant qualities the search may pick below 100, the same for every level. Bisection over this
+ * fixed ladder finds the lowest passing rung in at most 3 trials, exactly when the score rises with the
+ * quality, whatever the target: a looser target's rung is then never higher. A search aimed from a
+ * per-level start with 3 trials was not: on the score's cliffs (MATE stripes 1920×1440) `ultra` stopped
+ * at quality 99 where `high` found 93–95, and came out 40–61 % larger than `high`.
+ */
+const RUNGS = [20, 40, 60, 75, 85, 92, 97] as const;
 
 export interface PaletteCandidate {
   png: Buffer;
@@ -70,18 +67,19 @@ export async function searchPalette(
   };
   const top = await trial(100, 1);
   if (top.score < target) return { best: undefined, top, trials: 1 };
-  // The lowest passing quality for one dithering; undefined when only quality 100 passes.
+  // The lowest passing rung for one dithering (bisection); undefined when only quality 100 passes.
   const lowest = async (dither: number): Promise<PaletteCandidate | undefined> => {
-    const found = await searchQuality({
-      min: MIN_QUALITY,
-      max: 99,
-      start: START_QUALITY.find((s) => target >= s.target)?.quality,
-      target,
-      maxTrials: SEARCH_TRIALS,
-      signal,
-      trial: async (quality) => (await trial(quality, dither)).score,
-    });
-    return found.score !== undefined && found.score >= target ? trial(found.quality, dither) : undefined;
+    let [lo, hi] = [0, RUNGS.length - 1];
+    let found: PaletteCandidate | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const candidate = await trial(RUNGS[mid]!, dither);
+      if (candidate.score >= target) {
+        found = candidate;
+        hi = mid - 1;
+      } else lo = mid + 1;
+    }
+    return found;
   };
   // Undithered first: at equal quality it is the smaller file. Dithering is searched only when no
   // undithered palette below quality 100 passes (gradients band without it). Deciding the dithering by
