@@ -1,6 +1,6 @@
 /**
- * Real files for tests, from Debian packages unpacked by scripts/corpus.sh (forensics-samples-files and
- * python3-skimage). Importing this module downloads the corpus once if it is missing.
+ * Real files for tests, from Debian packages unpacked by scripts/corpus.sh (forensics-samples-files,
+ * python3-skimage and desktop-base). Importing this module downloads the corpus once if it is missing.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,6 +11,7 @@ export const corpusDir = resolve(repoRoot, process.env.PRESSO_CORPUS_DIR ?? '.co
 
 const forensics = join(corpusDir, 'usr/share/forensics-samples/original-files');
 const skimage = join(corpusDir, 'usr/lib/python3/dist-packages/skimage/data');
+const desktopBase = join(corpusDir, 'usr/share/desktop-base');
 
 export const corpus = {
   /** 4000×3000 Xiaomi Mi A3 photo with EXIF and a GPS position (15°50′S, 48°00′W). */
@@ -25,6 +26,14 @@ export const corpus = {
   chelsea: join(skimage, 'chelsea.png'),
   /** 800×600 RGBA PNG (Debian logo) with real transparency. */
   alphaPng: join(forensics, 'pic1/debian.png'),
+  /** 500×500 RGBA illustration (skimage logo): flat colours, soft edges, transparency. */
+  alphaIllustration: join(skimage, 'logo.png'),
+  /** 1920×1080 flat gradient wallpaper (Debian futureprototype GRUB background), 344 colours, RGB. */
+  flatWallpaper: join(desktopBase, 'futureprototype-theme/grub/grub-16x9.png'),
+  /** 1920×1080 gradient wallpaper with the Debian swirl (joy GRUB background), 1,235 colours, RGB. */
+  gradientWallpaper: join(desktopBase, 'joy-theme/grub/grub-16x9.png'),
+  /** 504×502 palette PNG with tRNS (Debian moonlight boot glow): 49 colours, soft transparency. */
+  paletteAlphaPng: join(corpusDir, 'usr/share/plymouth/themes/moonlight/glow.png'),
   /** 320×240 palette PNG. */
   palettePng: join(skimage, 'green_palette.png'),
   /** 14×25 animated GIF with 24 frames. */

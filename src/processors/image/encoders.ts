@@ -24,8 +24,13 @@ const JPEG: Record<LossyLevel, { quality: number; min: number; max: number }> = 
 /** Used only when a lossless request must re-encode a JPEG (rotation, resize, colour conversion). */
 const JPEG_NEAR_LOSSLESS_QUALITY = 95;
 
-/** WebP: effort 4 (5–6 cost 1.5–2× the time for ~1–2 %), sharp-YUV (smartSubsample) keeps colour edges. */
-const WEBP_EFFORT = 4;
+/**
+ * WebP: effort 6 without sharp-YUV. At equal SSIMULACRA 2 against cwebp (its defaults), measured on the
+ * MATE Aqua and Blinds photos at q70/80/88 (docs/benchmarks.md): effort 4 + sharp-YUV 0.96–1.22 × cwebp's
+ * bytes, effort 6 alone 0.82–0.99; sharp-YUV's RGB→YUV conversion also cost more CPU (0.7–1.4 s per
+ * encode at 2–4 MP) than effort 6 does (0.5–0.9 s).
+ */
+const WEBP_EFFORT = 6;
 const WEBP: Record<LossyLevel, { quality: number; min: number; max: number }> = {
   medium: { quality: 93, min: 70, max: 100 },
   high: { quality: 90, min: 60, max: 98 },
@@ -84,7 +89,6 @@ export function applyEncoder(
             quality: quality ?? WEBP[level].quality,
             effort: WEBP_EFFORT,
             alphaQuality: 90,
-            smartSubsample: true,
           });
     case 'avif':
       return level === 'lossless'

@@ -1,23 +1,39 @@
 /**
  * PNG at a lossy level, smallest candidate that meets the level's perceptual target:
- *  1. a libimagequant palette (what pngquant does), kept when it scores at the target: graphics, icons,
- *     screenshots, flat art;
- *  2. otherwise near-lossless (codecs/png-near-lossless.ts), with the largest residual step whose proxy
- *     still meets the target: photographs and gradients, where no 256-colour palette is good enough;
- *  3. otherwise lossless.
- * Every result then goes through oxipng (codecs/oxipng.ts). Lossless PNG is sharp's output through oxipng.
+ *  1. a libimagequant palette (what pngquant does) at the lowest quality that meets the target, searched
+ *     (png-palette.ts): graphics, icons, screenshots, flat art, and palette inputs kept exact;
+ *  2. when no palette serves, the smaller of near-lossless (codecs/png-near-lossless.ts, the largest
+ *     residual step that still meets the target: photographs) and lossless (smooth gradients, where
+ *     quantised residuals deflate worse than exact ones).
+ * Palette and lossless results go through oxipng (codecs/oxipng.ts).
+ *
+ * Levels are monotonic (ultra <= high <= medium bytes on the same image) by construction, with no extra
+ * encode: every step picks the smallest or the lowest-quality candidate that meets a target, and whatever
+ * meets a stricter target meets a looser one. The palette path is taken at a looser level whenever it is
+ * at a stricter one (the quality-100 palette's score decides), its search finds a quality no higher, and
+ * the near-lossless step found for a looser target is no smaller; lossless is a candidate at every level.
+ * test/processors/image/png-levels.test.ts checks it on corpus images of each kind.
  */
 import type { Sharp } from 'sharp';
 import { optimisePng } from './codecs/oxipng.ts';
 import { ancillaryChunks } from './codecs/png-chunks.ts';
-import { encodeNearLosslessPng, quantiseResiduals } from './codecs/png-near-lossless.ts';
+import {
+  encodeNearLosslessPng,
+  type NearLosslessResult,
+  quantiseResiduals,
+} from './codecs/png-near-lossless.ts';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
+import { paletteEncoding, searchPalette } from './png-palette.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
-import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic, scorePixels } from './quality/score.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
+import type { RgbImage } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
-/** libimagequant picks the fewest palette colours that reach this quality (0–100). */
+/**
+ * libimagequant quality of the plain palette setting (no search: animations' fallback, `auto`'s probe of
+ * the PNG candidate).
+ */
 const PALETTE_QUALITY: Record<LossyLevel, number> = { medium: 90, high: 80, ultra: 65 };
 
 /**
@@ -30,19 +46,15 @@ const START_STEP: Record<LossyLevel, number> = { medium: 5, high: 7, ultra: 12 }
 export interface PngTuningReport {
   /** Near-lossless residual step chosen. */
   quality?: number;
+  /** libimagequant quality and dithering of the palette chosen. */
+  palette?: { quality: number; dither: number };
   trials: number;
   proxyScore?: number;
   fallback?: 'near-lossless' | 'lossless';
 }
 
 export function paletteOptions(level: LossyLevel) {
-  return {
-    palette: true,
-    quality: PALETTE_QUALITY[level],
-    effort: 10,
-    compressionLevel: 9,
-    dither: 1,
-  } as const;
+  return paletteEncoding(PALETTE_QUALITY[level], 1);
 }
 
 export const LOSSLESS_PNG = { palette: false, compressionLevel: 9, adaptiveFiltering: true } as const;
@@ -57,31 +69,72 @@ export async function tunedPng(
   report: PngTuningReport,
   signal?: AbortSignal,
 ): Promise<EncodedOutput> {
-  const target = QUALITY_TARGETS[level] + PROXY_MARGIN;
+  const target = QUALITY_TARGETS[level];
   // Peak memory at 49 MP (bench/memory): libimagequant's working copy, the decoded reference (147 MB) and
-  // the score's float planes (~190 MB) were held at once (670 MB RSS). Now the palette is made first,
-  // only the reference's wide mosaic is kept while scoring, and the reference is decoded again only when
-  // the palette fails (photographs, which are smaller in practice).
-  const palette = await pipeline.clone().png(paletteOptions(level)).toBuffer();
+  // the score's float planes (~190 MB) were held at once (670 MB RSS). Only the reference's wide mosaic is
+  // kept while the palettes are scored, and the reference is decoded again only when no palette serves
+  // (photographs, which are smaller in practice).
   const decoded = await decodeRgb(pipeline.clone());
   const wide = mosaic(decoded, SCORE_MOSAIC);
   // An image no larger than the wide mosaic is its own mosaic: decoded whole already, kept as `wide`.
   const small = wide === decoded;
-  report.trials = 1;
-  // Scored whole (wide mosaic): a palette either serves the image or it does not. The palette PNG is
+  // Scored whole (wide mosaic): a palette either serves the image or it does not. Palette PNGs are
   // decoded band by band into that mosaic, never whole.
-  report.proxyScore = await scoreEncodedAgainstMosaic(wide, palette, 'png');
-  if (report.proxyScore >= QUALITY_TARGETS[level]) return bufferedOutput(await optimisePng(palette));
-
+  const palettes = await searchPalette(pipeline, wide, target, signal);
+  report.trials = palettes.trials;
+  report.proxyScore = (palettes.best ?? palettes.top).score;
+  if (palettes.best !== undefined) {
+    report.palette = { quality: palettes.best.quality, dither: palettes.best.dither };
+    return bufferedOutput(await optimisePng(palettes.best.png, signal));
+  }
   signal?.throwIfAborted();
   const reference = small ? wide : await decodeRgb(pipeline.clone());
+  const nearLossless = await searchNearLossless(reference, level, report, signal);
+  // Lossless competes too: on smooth gradients (flat wallpapers) quantised residuals break deflate's
+  // matches, and a 1920×1080 Debian wallpaper came to 481,365 B near-lossless against 92,404 B lossless.
+  // Zlib level 6 here: oxipng recompresses the file if it wins anyway, and level 9 cost 7.8 CPU-s on a
+  // 12 MP photo (level 6: 1.8 s, 5 % larger), where near-lossless is half its size.
+  signal?.throwIfAborted();
+  const lossless = await pipeline
+    .clone()
+    .png({ ...LOSSLESS_PNG, compressionLevel: 6 })
+    .toBuffer();
+  if (nearLossless !== undefined) {
+    // oxipng takes 5–15 % off sharp's level-9 deflate and ~5 % more off level 6: only a lossless file
+    // within that of the near-lossless one is worth optimising.
+    const encoded = encodeNearLosslessPng(nearLossless.quantised, ancillaryChunks(palettes.top.png));
+    const optimised =
+      lossless.length * 0.8 < encoded.length ? await optimisePng(lossless, signal) : undefined;
+    if (optimised === undefined || optimised.length >= encoded.length) {
+      report.fallback = 'near-lossless';
+      report.quality = nearLossless.step;
+      report.proxyScore = nearLossless.score;
+      return bufferedOutput(encoded);
+    }
+    report.fallback = 'lossless';
+    return bufferedOutput(optimised);
+  }
+  report.fallback = 'lossless';
+  return bufferedOutput(await optimisePng(lossless, signal));
+}
+
+/**
+ * The largest residual step whose reconstruction meets the level's target: searched on the proxy, then
+ * checked on the whole reconstruction (wide mosaic); undefined when no step above 1 passes.
+ */
+async function searchNearLossless(
+  reference: RgbImage,
+  level: LossyLevel,
+  report: PngTuningReport,
+  signal?: AbortSignal,
+): Promise<{ quantised: NearLosslessResult; step: number; score: number } | undefined> {
   const proxy = mosaic(reference, SEARCH_MOSAIC);
   // searchQuality looks for the lowest passing "quality": quality q stands for step MAX_STEP + 1 - q.
   const result = await searchQuality({
     min: 1,
     max: MAX_STEP,
     start: MAX_STEP + 1 - START_STEP[level],
-    target,
+    target: QUALITY_TARGETS[level] + PROXY_MARGIN,
     ...SEARCH_LIMITS,
     signal,
     trial: async (quality) => {
@@ -98,17 +151,11 @@ export async function tunedPng(
     const quantised = quantiseResiduals(reference, step);
     const score = await scorePixels(reference, quantised.reconstructed);
     report.trials += 1;
-    if (score >= QUALITY_TARGETS[level]) {
-      report.fallback = 'near-lossless';
-      report.quality = step;
-      report.proxyScore = score;
-      // The palette PNG carries the metadata the pipeline keeps (ICC, EXIF, text): reuse its chunks.
-      // No oxipng here: on near-lossless photos it never beat the level-9 deflate with per-row filters
-      // (canon 1280×960, astronaut, chelsea at step 7: same bytes) and cost 1.6 CPU-s at 1.2 MP.
-      return bufferedOutput(encodeNearLosslessPng(quantised, ancillaryChunks(palette)));
-    }
+    // The palette PNG carries the metadata the pipeline keeps (ICC, EXIF, text): its chunks are reused.
+    // No oxipng here: on near-lossless photos it never beat the level-9 deflate with per-row filters
+    // (canon 1280×960, astronaut, chelsea at step 7: same bytes) and cost 1.6 CPU-s at 1.2 MP.
+    if (score >= QUALITY_TARGETS[level]) return { quantised, step, score };
     step = Math.max(1, step - Math.max(1, Math.round(step / 4)));
   }
-  report.fallback = 'lossless';
-  return losslessPng(pipeline);
+  return undefined;
 }
