@@ -1,17 +1,11 @@
 /**
- * The benchmark's report: one markdown text, printed by the run and written into README.md between the
- * `bench:images` markers, so the README's numbers are always those of the last run of the command.
+ * The benchmark's report: per format, level and peer the medians over the images (bytes ratio at equal
+ * score, CPU ratio against one peer encode), one markdown text printed by the run and written into
+ * README.md between the `bench:images` markers, so the README's numbers are those of the last run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-
-export interface Row {
-  format: string;
-  level: string;
-  file: string;
-  presso: { bytes: number; score: number; ms: number };
-  peers: Record<string, { bytes: number; score: number; q: number; ms: number } | undefined>;
-}
+import type { Row } from './cases.ts';
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -19,7 +13,34 @@ export const median = (xs: number[]) => {
   return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** Per format, level and peer: medians over the images (ratio over the images where the peer matched). */
+/** Nearest-rank 95th percentile (with under 20 images: the largest). */
+export const p95 = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.ceil(0.95 * s.length) - 1]!;
+};
+
+export interface Summary {
+  format: string;
+  level: string;
+  peer: string;
+  images: number;
+  pressoScore: number;
+  /** median(Presso bytes / peer bytes) over the images where the peer reached Presso's score. */
+  ratio: number;
+  pressoCpuMs: number;
+  peerCpuMs: number;
+  /** Presso CPU / one peer encode's CPU (rows whose CPU reference is this peer). */
+  cpuRatio: number;
+  cpuRatioP95: number;
+  unmatched: number;
+}
+
+/** The CPU ratio of a row: Presso's request against one encode of its CPU peer at the matched setting. */
+export const cpuRatioOf = (r: Row): number | undefined => {
+  const peer = r.cpuPeer ? r.peers[r.cpuPeer] : undefined;
+  return peer && peer.cpuMs > 0 ? r.presso.cpuMs / peer.cpuMs : undefined;
+};
+
 export function summarise(rows: Row[]): Summary[] {
   const summary: Summary[] = [];
   const groups = new Map<string, Row[]>();
@@ -29,9 +50,9 @@ export function summarise(rows: Row[]): Summary[] {
   }
   for (const [k, rs] of groups) {
     const [format, level] = k.split('|') as [string, string];
-    const peerNames = new Set(rs.flatMap((r) => Object.keys(r.peers)));
-    for (const peer of peerNames) {
+    for (const peer of new Set(rs.flatMap((r) => Object.keys(r.peers)))) {
       const matched = rs.filter((r) => r.peers[peer] !== undefined);
+      const cpu = rs.filter((r) => r.cpuPeer === peer).flatMap((r) => cpuRatioOf(r) ?? []);
       summary.push({
         format,
         level,
@@ -39,25 +60,15 @@ export function summarise(rows: Row[]): Summary[] {
         images: rs.length,
         pressoScore: median(rs.map((r) => r.presso.score)),
         ratio: median(matched.map((r) => r.presso.bytes / r.peers[peer]!.bytes)),
-        pressoMs: median(rs.map((r) => r.presso.ms)),
-        peerMs: median(matched.map((r) => r.peers[peer]!.ms)),
+        pressoCpuMs: median(rs.map((r) => r.presso.cpuMs)),
+        peerCpuMs: median(matched.map((r) => r.peers[peer]!.cpuMs)),
+        cpuRatio: median(cpu),
+        cpuRatioP95: p95(cpu),
         unmatched: rs.length - matched.length,
       });
     }
   }
   return summary;
-}
-
-export interface Summary {
-  format: string;
-  level: string;
-  peer: string;
-  images: number;
-  pressoScore: number;
-  ratio: number;
-  pressoMs: number;
-  peerMs: number;
-  unmatched: number;
 }
 
 export interface Target {
@@ -69,6 +80,8 @@ export interface Target {
 
 export interface Report {
   quick: boolean;
+  minutes: number;
+  images: number;
   summary: Summary[];
   concurrency: number;
   rounds: number;
@@ -78,6 +91,7 @@ export interface Report {
   idleRssMb: number;
   statuses: number[];
   targets: Target[];
+  notes: string[];
 }
 
 const fmt = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
@@ -85,25 +99,28 @@ const fmt = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 export function renderReport(r: Report): string {
   const lines = [
     `Run: \`npm run bench${r.quick ? ' -- --quick' : ''}\`, ${new Date().toISOString().slice(0, 10)}, ` +
-      `${cpus().length} vCPU. Ratio = median(Presso bytes / peer bytes), each peer at its smallest output ` +
-      'scoring at least Presso’s SSIMULACRA 2.',
+      `${cpus().length} vCPU, ${r.images} images, ${fmt(r.minutes, 0)} min. Bytes ratio = median(Presso ` +
+      'bytes / peer bytes), each peer at its smallest output scoring at least Presso’s SSIMULACRA 2. CPU ' +
+      'ratio = Presso’s request (user+sys) / one peer encode at that matched setting (median, p95).',
     '',
-    '| format | level | peer | images | Presso score (median) | bytes ratio | Presso ms | peer ms | peer never matched |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| format | level | peer | images | Presso score | bytes ratio | Presso CPU s | peer CPU ms | CPU ratio | CPU p95 | peer never matched |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.summary.map(
       (s) =>
         `| ${s.format} | ${s.level} | ${s.peer} | ${s.images} | ${fmt(s.pressoScore, 1)} | ${fmt(s.ratio)} | ` +
-        `${fmt(s.pressoMs, 0)} | ${fmt(s.peerMs, 0)} | ${s.unmatched} |`,
+        `${fmt(s.pressoCpuMs / 1000)} | ${fmt(s.peerCpuMs, 0)} | ${fmt(s.cpuRatio, 1)} | ` +
+        `${fmt(s.cpuRatioP95, 1)} | ${s.unmatched} |`,
     ),
     '',
-    `Throughput (${r.concurrency} concurrent, ${r.rounds} photos, \`high\`): sharp in process ` +
-      `${fmt(r.inProcess)} img/s, HTTPS API ${fmt(r.viaApi)} img/s. Peak RSS (VmHWM) of \`presso serve\` with 8 ` +
-      `concurrent 24 MP uploads: ${fmt(r.peakRssMb, 0)} MB (idle ${fmt(r.idleRssMb, 0)} MB; statuses ` +
-      `${r.statuses.join(',')}).`,
+    `Throughput (${r.concurrency} concurrent = the machine's cores, ${r.rounds} photos, \`high\`): the ` +
+      `processor in one process ${fmt(r.inProcess)} img/s, HTTPS API ${fmt(r.viaApi)} img/s. Peak RSS (VmHWM) ` +
+      `of \`presso serve\` with 8 concurrent 24 MP uploads: ${fmt(r.peakRssMb, 0)} MB (idle ` +
+      `${fmt(r.idleRssMb, 0)} MB; statuses ${r.statuses.join(',')}).`,
     '',
     '| target | measured | met |',
     '|---|---|---|',
     ...r.targets.map((t) => `| ${t.target} | ${fmt(t.value)}${t.unit ?? ''} | ${t.met ? 'yes' : '**no**'} |`),
+    ...(r.notes.length ? ['', ...r.notes.map((n) => `- ${n}`)] : []),
   ];
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 /**
  * Service overhead and memory: images per second through the HTTPS API against the processor called in
- * process (same files, same concurrency), and the peak RSS of a `presso serve` child process taking 8
+ * process (same files, same concurrency: the machine's cores, as `PRESSO_WORKERS` defaults to), and the peak RSS of a `presso serve` child process taking 8
  * concurrent 24 MP uploads (VmHWM from /proc).
  */
 import { readFileSync } from 'node:fs';
@@ -8,15 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { createAccountCli, spawnPresso, startTestPresso, testClient } from '../../test/support/presso.ts';
-
-async function pool<T>(items: T[], concurrency: number, fn: (t: T) => Promise<unknown>) {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let it = queue.shift(); it !== undefined; it = queue.shift()) await fn(it);
-    }),
-  );
-}
+import { pool } from './cpu.ts';
 
 export async function measureThroughput(
   files: string[],

@@ -1,0 +1,37 @@
+/**
+ * Child process of the benchmark (cpu.ts): runs one image request at a time through the processor, exactly
+ * as a job runs it, and reports the process's CPU (user+sys, every thread) spent inside that request.
+ * Nothing else runs in this process, so the delta is the request's own cost whatever the machine does.
+ */
+import { mkdtemp, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { detectFile } from '../../src/media/detect.ts';
+import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
+
+// No wall-clock budget may cut a search short in the benchmark: results must not depend on the load.
+const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000 });
+
+process.on('message', async (m: { input: string; params: Record<string, unknown>; workDir: string }) => {
+  try {
+    const detected = await detectFile(m.input);
+    if (!detected) throw new Error(`not detected: ${m.input}`);
+    const dir = await mkdtemp(join(m.workDir, 'job-'));
+    const size = (await stat(m.input)).size;
+    const started = performance.now();
+    const before = process.cpuUsage();
+    const result = await processor.process({
+      input: { ...detected, path: m.input, name: basename(m.input), size },
+      params: m.params,
+      workDir: dir,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    });
+    const used = process.cpuUsage(before);
+    const wallMs = performance.now() - started;
+    const bytes = (await stat(result.path)).size;
+    const cpuMs = (used.user + used.system) / 1000;
+    process.send?.({ ok: true, run: { path: result.path, format: result.format, bytes, cpuMs, wallMs } });
+  } catch (error) {
+    process.send?.({ ok: false, error: String(error) });
+  }
+});

@@ -1,0 +1,86 @@
+/**
+ * The benchmark's own measures: a peer's CPU is its child's rusage (not wall time, not this process), and
+ * the checks catch a level that grows, a palette PNG left unshrunk and an output below its level.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Row } from '../../bench/images/cases.ts';
+import { runMeasured } from '../../bench/images/cpu.ts';
+import { median, p95, summarise } from '../../bench/images/report.ts';
+import { checkTargets } from '../../bench/images/targets.ts';
+
+describe('runMeasured', () => {
+  it('counts the CPU a child burns, and not the time it sleeps', async () => {
+    const busy = await runMeasured('python3', ['-c', 'sum(i * i for i in range(2_000_000))']);
+    assert.equal(busy.code, 0);
+    // Two million squarings take well over 20 ms of CPU on any machine; how long they wait for a core does not count.
+    assert.ok(busy.cpuMs > 20, `busy child: ${busy.cpuMs} ms`);
+    const idle = await runMeasured('sleep', ['0.5']);
+    assert.equal(idle.code, 0);
+    assert.ok(idle.cpuMs < 50, `sleeping child: ${idle.cpuMs} ms`);
+  });
+
+  it('passes a failing command’s exit code through', async () => {
+    const run = await runMeasured('sh', ['-c', 'exit 3']);
+    assert.equal(run.code, 3);
+  });
+});
+
+const row = (over: Partial<Row> & Pick<Row, 'format' | 'level' | 'file'>): Row => ({
+  inputBytes: 10_000,
+  pixels: 100,
+  presso: { bytes: 1000, score: 90, cpuMs: 500, wallMs: 600, outputFormat: over.format },
+  peers: { peer: { bytes: 2000, score: 90, q: 50, cpuMs: 100, trials: 6 } },
+  cpuPeer: 'peer',
+  ...over,
+});
+
+describe('the checks', () => {
+  it('median and nearest-rank p95', () => {
+    assert.equal(median([3, 1, 2, 10]), 2.5);
+    assert.equal(p95([1, 2, 3]), 3);
+    assert.equal(p95(Array.from({ length: 40 }, (_, i) => i + 1)), 38);
+  });
+
+  it('summarises the CPU ratio against the CPU peer', () => {
+    const [s] = summarise([row({ format: 'png', level: 'high', file: 'a.png' })]);
+    assert.equal(s?.cpuRatio, 5);
+    assert.equal(s?.ratio, 0.5);
+  });
+
+  it('names a level larger than the one above it, an unshrunk palette PNG and an output below target', () => {
+    const rows: Row[] = [
+      row({ format: 'png', level: 'medium', file: 'a.png' }),
+      row({ format: 'png', level: 'high', file: 'a.png' }),
+      row({
+        format: 'png',
+        level: 'ultra',
+        file: 'a.png',
+        presso: { bytes: 1500, score: 72, cpuMs: 500, wallMs: 1, outputFormat: 'png' },
+      }),
+      row({
+        format: 'png',
+        level: 'high',
+        file: 'b.png',
+        presso: { bytes: 12_000, score: 79.5, cpuMs: 500, wallMs: 1, outputFormat: 'png' },
+        returnsInput: true,
+        pngquantAtTarget: { bytes: 6000, score: 80.2, q: 70, cpuMs: 90, trials: 6 },
+      }),
+    ];
+    const { targets, notes } = checkTargets({
+      rows,
+      summary: summarise(rows),
+      levels: ['medium', 'high', 'ultra'],
+      inProcess: 1,
+      viaApi: 1,
+      peakRssMb: 100,
+    });
+    const value = (prefix: string) => targets.find((t) => t.target.startsWith(prefix))?.value;
+    assert.equal(value('levels monotonic'), 1);
+    assert.equal(value('PNGs returned unchanged'), 1);
+    assert.equal(value('outputs below'), 1);
+    assert.ok(notes.some((n) => n.includes('a.png: ultra 1500 B > high 1000 B')));
+    assert.ok(notes.some((n) => n.includes('not shrunk: b.png')));
+    assert.ok(notes.some((n) => n.includes('below target: png high b.png')));
+  });
+});
