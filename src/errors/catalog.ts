@@ -31,7 +31,9 @@ export const ERRORS = {
   TOO_MANY_UPLOADS: { status: 429, message: 'Too many uploads in progress for this API key.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   INTERNAL: { status: 500, message: 'An internal error occurred. Quote the id when contacting support.' },
-  TOOL_MISSING: { status: 500, message: 'A program this file needs is not installed on this server.' },
+  // 422, not 5xx: the request is valid but this server can never carry it out until an operator installs
+  // the program, so a client must not retry it as it would a transient server fault (issue 10).
+  TOOL_MISSING: { status: 422, message: 'A program this file needs is not installed on this server.' },
   UPSTREAM_FAILED: { status: 502, message: 'The source could not be fetched.' },
   UNAVAILABLE: { status: 503, message: 'The service is unavailable; retry later.' },
   INSUFFICIENT_STORAGE: { status: 507, message: 'The server is out of storage space; retry later.' },

@@ -102,6 +102,7 @@ describe('document processor', () => {
         (error: unknown) => {
           assert.ok(error instanceof PressoError);
           assert.equal(error.code, 'TOOL_MISSING');
+          assert.equal(error.statusCode, 422);
           assert.match(error.message, /LibreOffice/);
           return true;
         },

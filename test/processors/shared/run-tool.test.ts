@@ -146,7 +146,7 @@ describe('runTool', () => {
     await assert.rejects(runTool('presso-no-such-tool', [], runIn()), (error: unknown) => {
       assert.ok(error instanceof PressoError);
       assert.equal(error.code, 'TOOL_MISSING');
-      assert.equal(error.statusCode, 500);
+      assert.equal(error.statusCode, 422);
       assert.equal(error.message, 'presso-no-such-tool is not installed on this server.');
       return true;
     });
