@@ -85,9 +85,10 @@ export function bool(name: string, o: { default: boolean; doc: string }): Var<bo
   );
 }
 
-export function oneOf<T extends string>(
+/** `const T`: inside a `section({...})` literal the values would otherwise widen to `string`. */
+export function oneOf<const T extends string>(
   name: string,
-  o: { values: readonly T[]; default: T; doc: string },
+  o: { values: readonly T[]; default: NoInfer<T>; doc: string },
 ): Var<T> {
   return variable(
     name,

@@ -62,6 +62,7 @@ async function processDocument(
     signal: request.signal,
     workDir: request.workDir,
     memoryBytes: limits.toolMemoryBytes,
+    network: limits.network,
   };
   let path = request.input.path;
   let format = inputFormat;

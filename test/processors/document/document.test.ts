@@ -14,6 +14,7 @@ import { createDocumentProcessor } from '../../../src/processors/document/docume
 import { readZip, writeZip } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { corpus } from '../../support/corpus.ts';
+import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { documentJob, layout, makeOfficeSamples, type OfficeSamples, PHOTO_WORDS } from './fixtures.ts';
 
@@ -112,6 +113,27 @@ describe('document processor', () => {
     }
   });
 
+  test('a picture linked by URL is never fetched: LibreOffice runs without a network', async () => {
+    const server = await startReceiver((_req, res) => void res.writeHead(404).end());
+    try {
+      const path = join(scratch(), 'linked.odt');
+      writeFileSync(path, odtLinkingPicture(`${server.origin}/linked.png`));
+      const isolated = createDocumentProcessor(images, { network: 'isolated' });
+      const result = await isolated.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
+      assert.equal(result.format, 'pdf');
+      assert.equal(server.requests.length, 0, 'the isolated conversion reached the network');
+      // The same document on the host network does fetch it: the namespace is what stops the request.
+      const open = createDocumentProcessor(images, { network: 'host' });
+      await open.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
+      assert.ok(
+        server.requests.some((r) => r.url === '/linked.png'),
+        'LibreOffice no longer fetches links',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a conversion that outlives its time budget is killed and leaves no process', async () => {
     const hurried = createDocumentProcessor(images, { timeBudgetMs: 200 });
     const job = documentJob(scratch(), samples.docx!, 'docx', { format: 'pdf' });
@@ -125,3 +147,30 @@ describe('document processor', () => {
     assert.ok(!running.includes(job.workDir), running);
   });
 });
+
+/** A minimal ODT whose one picture is linked by URL, not embedded (LibreOffice loads such links on open). */
+function odtLinkingPicture(url: string): Buffer {
+  const entry = (name: string, text: string) => ({ name, data: Buffer.from(text), time: 0, date: 0x21 });
+  return writeZip([
+    entry('mimetype', 'application/vnd.oasis.opendocument.text'),
+    entry(
+      'content.xml',
+      '<?xml version="1.0" encoding="UTF-8"?><office:document-content ' +
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
+        'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" ' +
+        'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" ' +
+        'xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.2"><office:body><office:text>' +
+        '<text:p>Linked picture<draw:frame draw:name="p" svg:width="2cm" svg:height="2cm">' +
+        `<draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>` +
+        '</draw:frame></text:p></office:text></office:body></office:document-content>',
+    ),
+    entry(
+      'META-INF/manifest.xml',
+      '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest ' +
+        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">' +
+        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>',
+    ),
+  ]);
+}
