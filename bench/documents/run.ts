@@ -16,6 +16,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { scorePixels } from '../../src/processors/image/quality/score.ts';
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../src/processors/pdf/pnm.ts';
+import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const corpus = resolve(root, process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench');
@@ -224,15 +225,7 @@ const lines = [
 ];
 console.log(lines.join('\n'));
 // The README's table is this run's: replaced between its markers.
-const readme = join(root, 'README.md');
-const START = '<!-- bench:documents:start (written by `npm run bench:documents`) -->';
-const END = '<!-- bench:documents:end -->';
-const text = readFileSync(readme, 'utf8');
-const from = text.indexOf(START);
-const to = text.indexOf(END);
-if (from !== -1 && to > from) {
-  writeFileSync(readme, `${text.slice(0, from + START.length)}\n${lines.join('\n')}\n${text.slice(to)}`);
-}
+writeReadmeSection(join(root, 'README.md'), 'documents', lines.join('\n'));
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(
   join(root, 'bench/results/documents.json'),

@@ -3,8 +3,8 @@
  * score, CPU ratio against one peer encode), one markdown text printed by the run and written into
  * README.md between the `bench:images` markers, so the README's numbers are those of the last run.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { writeReadmeSection } from '../shared/readme-section.ts';
 import type { Row } from './cases.ts';
 
 export const median = (xs: number[]) => {
@@ -125,15 +125,7 @@ export function renderReport(r: Report): string {
   return lines.join('\n');
 }
 
-const START = '<!-- bench:images:start (written by `npm run bench`) -->';
-const END = '<!-- bench:images:end -->';
-
-/** Replaces the README's benchmark block; false when the markers are missing. */
+/** The README's image table (between the `bench:images` markers) becomes this run's. */
 export function writeReadmeReport(readmePath: string, markdown: string): boolean {
-  const readme = readFileSync(readmePath, 'utf8');
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) return false;
-  writeFileSync(readmePath, `${readme.slice(0, start + START.length)}\n${markdown}\n${readme.slice(end)}`);
-  return true;
+  return writeReadmeSection(readmePath, 'images', markdown);
 }

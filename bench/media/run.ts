@@ -1,5 +1,5 @@
 /**
- * Video and audio benchmark, one command: `npm run bench:media` (after `npm run bench`'s set-up and corpus).
+ * Video and audio benchmark, one command: `npm run bench:media` (scripts/bench-media.sh: set-up, corpus, this).
  * Real clips from the Debian package forensics-samples-files (a phone video, a 720p screen recording, a
  * speech WAV). In the same run, per clip:
  * - Presso `high` (MP4/H.264) through the processor versus ffmpeg called directly with Presso's chosen
@@ -22,6 +22,7 @@ import { Deadline } from '../../src/processors/shared/deadline.ts';
 import { CODEC_SETTINGS } from '../../src/processors/video/encoders.ts';
 import { searchCrf } from '../../src/processors/video/quality-search.ts';
 import { createVideoProcessor } from '../../src/processors/video/video-processor.ts';
+import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const corpus = resolve(
   process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench',
@@ -268,6 +269,9 @@ async function main(): Promise<void> {
     }
     console.table(rows);
     console.table(audioRows);
+    const table = mediaReport(rows, audioRows);
+    console.log(table);
+    if (writeReadmeSection(resolve('README.md'), 'media', table)) console.log('README table written');
     await mkdir('bench/results', { recursive: true });
     const file = `bench/results/media-${new Date().toISOString().slice(0, 10)}.json`;
     await writeFile(
@@ -278,6 +282,40 @@ async function main(): Promise<void> {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The README table: the issue's targets, each with the median over the clips and met or missed. */
+function mediaReport(video: Record<string, unknown>[], audio: Record<string, unknown>[]): string {
+  const median = (key: string) => {
+    const values = video.map((r) => Number(r[key])).sort((a, b) => a - b);
+    const mid = values.length >> 1;
+    return values.length % 2 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
+  };
+  const row = (target: string, key: string, goal: (v: number) => boolean) => {
+    const v = median(key);
+    return `| ${target} | ${v.toFixed(2)} | ${goal(v) ? 'met' : 'missed'} |`;
+  };
+  return [
+    `Run: \`npm run bench:media\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, ` +
+      `${video.length} clips (forensics-samples-files). CPU time, medians over the clips.`,
+    '',
+    '| target | measured | |',
+    '|---|---|---|',
+    row('speed ≥ 0.95 × ffmpeg run directly with Presso’s arguments', 'speedRatio', (v) => v >= 0.95),
+    row('`high` MP4 bytes ≤ 0.85 × libx264 (CRF searched to equal SSIM)', 'bytesRatio', (v) => v <= 0.85),
+    row('`high` WebM bytes ≤ 0.6 × that H.264 peer', 'webmRatio', (v) => v <= 0.6),
+    row('encode speed, × realtime (H.264, CPU time over the cores)', 'realtimeX', () => true).replace(
+      '| met |',
+      '| (reported) |',
+    ),
+    '',
+    '| audio `high` | bytes ÷ ffmpeg default | duration change (s) | loudness change (LU) |',
+    '|---|---|---|---|',
+    ...audio.map(
+      (r) =>
+        `| ${r.format} | ${Number(r.bytesRatio).toFixed(2)} | ${r.durationDelta} | ${r.loudnessDeltaLu} |`,
+    ),
+  ].join('\n');
 }
 
 await main();
