@@ -197,6 +197,7 @@ export async function tunedLossy(
     target: QUALITY_TARGETS[level],
     signal,
     exactProxy: proxy.tiles[0] === wide,
+    ceiling: LOSSY_RANGES[format][level].max,
     search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
     produce: async (quality) => {
       const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
