@@ -15,7 +15,6 @@ import { corpus } from '../support/corpus.ts';
 import {
   createAccountCli,
   type SpawnedPresso,
-  sleep,
   spawnPresso,
   startTestPresso,
   type TestClient,
@@ -24,16 +23,8 @@ import {
 } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { mountSmallFs, type SmallFs } from '../support/small-fs.ts';
+import { until } from '../support/until.ts';
 import { assertErrorBody, type CompletedResult, download } from './helpers.ts';
-
-/** Polls `condition`; the limit only guards against a hang. */
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await sleep(20);
-  }
-}
 
 describe('a full disk', () => {
   let fs: SmallFs;

@@ -72,12 +72,12 @@ describe('restart after a crash', () => {
     const client2 = testClient(second.url, key, second.cert, { keepAlive: false });
     clients.push(client2);
 
-    const waited = (await client2.waitForJob(waitingId, 60_000)) as unknown as CompletedResult;
+    const waited = (await client2.waitForJob(waitingId)) as unknown as CompletedResult;
     assert.equal(waited.status, 'completed', JSON.stringify(waited));
     const small = await decode(await download(client2, waited));
     assert.deepEqual([small.width, small.height], [150, Math.round((300 * 150) / 451)]);
 
-    const done = (await client2.waitForJob(slowId, 90_000)) as unknown as CompletedResult;
+    const done = (await client2.waitForJob(slowId)) as unknown as CompletedResult;
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(done.output.format, 'avif');
     assert.ok(done.url.startsWith(`${second.url}/`), 'the link points at the running server');

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { JobQueue } from '../../src/jobs/job-queue.ts';
+import { until } from '../support/until.ts';
 
 export interface JobQueueUnderTest {
   /** A queue over the same backing state (a new process after a crash, in effect). */
@@ -18,14 +19,6 @@ function deferred() {
     resolve = r;
   });
   return { promise, resolve };
-}
-
-async function until(condition: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** Starts `queue` with one worker and resolves with the ids it ran once `count` have run. */

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { WorkPool, type WorkSource } from '../../src/jobs/work-pool.ts';
+import { until } from '../support/until.ts';
 
 interface Gate {
   promise: Promise<void>;
@@ -19,15 +20,6 @@ function gate(): Gate {
     open = resolve;
   });
   return { promise, open };
-}
-
-/** Polls `condition`; the limit only guards against a hang. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** Lets pending promise callbacks and immediate timers run, without waiting on the clock. */

@@ -12,16 +12,7 @@ import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts
 import { SqliteWebhookStore } from '../../src/persistence/sqlite/sqlite-webhook-store.ts';
 import { type RecordingLogger, recordingLogger } from '../support/recording-logger.ts';
 import { mountSmallFs, type SmallFs } from '../support/small-fs.ts';
-
-/** Polls `condition`; the limit only guards against a hang, it is not a timing assertion. */
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  // performance.now(): one test mocks Date.
-  const deadline = performance.now() + 30_000;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { until } from '../support/until.ts';
 
 describe('SQLite queue and webhook store on a full disk', () => {
   let fs: SmallFs;

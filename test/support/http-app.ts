@@ -21,7 +21,7 @@ import { openEmbeddedBackends } from '../../src/runtime/embedded.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { appFromServices } from '../../src/runtime/presso.ts';
 import { buildServices } from '../../src/runtime/services.ts';
-import { submitCalls, type TestClient } from './presso.ts';
+import { jobWaiter, submitCalls, type TestClient } from './presso.ts';
 
 export type ProcessFn = (request: ProcessRequest) => Promise<ProcessResult>;
 
@@ -126,16 +126,7 @@ export async function buildTestApp(
     accounts,
     request,
     ...submitCalls(request),
-    async waitForJob(id) {
-      // The bound only guards against a hang; fake jobs finish in milliseconds.
-      for (let polls = 0; polls < 3000; polls++) {
-        const response = await request(`/1.0/jobs/${id}`);
-        const body = (await response.json()) as Record<string, unknown>;
-        if (body.status === 'completed' || body.status === 'failed') return body;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`job ${id} never finished`);
-    },
+    waitForJob: jobWaiter(request),
     get(url, headers = {}) {
       return inject(app, url, { headers }, false);
     },

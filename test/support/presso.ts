@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { type RunningPresso, startPresso } from '../../src/runtime/presso.ts';
 import { freePort } from './ports.ts';
+import { until } from './until.ts';
 
 export { freePort };
 
@@ -31,10 +32,35 @@ export interface TestClient {
   /** POST /1.0/fetch with a JSON body. */
   fetchJson(body: unknown, auth?: string | false): Promise<Response>;
   /** Polls GET /1.0/jobs/{id} until the job is completed or failed. */
-  waitForJob(id: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForJob(id: string): Promise<Record<string, unknown>>;
   /** GET an absolute URL (download links) through the trusting client, without an API key. */
   get(url: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
+}
+
+/**
+ * `waitForJob` over a harness's `request`, the same for a real server and for `app.inject()`: polls
+ * GET /1.0/jobs/{id} until the job has ended. A status poll is idempotent, so a dropped connection is polled
+ * again, not a failed test (a server whose event loop is busy past its 5 s keep-alive closes a pooled socket
+ * a request is already on: the audit's ECONNRESET). No time limit but the shared hang guard.
+ */
+export function jobWaiter(request: TestClient['request']): TestClient['waitForJob'] {
+  return (id) =>
+    until(
+      async () => {
+        const response = await request(`/1.0/jobs/${id}`).catch((error: unknown) => {
+          if (!isConnectionError(error)) throw error;
+          return undefined;
+        });
+        if (response === undefined) return undefined;
+        const body = (await response.json()) as Record<string, unknown>;
+        if (response.status !== 200)
+          throw new Error(`GET /1.0/jobs/${id}: ${response.status} ${JSON.stringify(body)}`);
+        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+      },
+      `job ${id} to finish`,
+      100,
+    );
 }
 
 /**
@@ -131,31 +157,7 @@ export function testClient(
     key,
     request,
     ...submitCalls(request),
-    async waitForJob(id, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        // A status poll is idempotent: a dropped connection is retried, not a failed test. (A server
-        // whose event loop is busy past its 5 s keep-alive closes a pooled socket a request is already
-        // on: the audit's ECONNRESET.)
-        const response = await request(`/1.0/jobs/${id}`).catch((error: unknown) => {
-          if (!isConnectionError(error) || Date.now() > deadline) throw error;
-          return undefined;
-        });
-        if (response === undefined) {
-          await sleep(200);
-          continue;
-        }
-        const body = (await response.json()) as Record<string, unknown>;
-        if (response.status !== 200)
-          throw new Error(`GET /1.0/jobs/${id}: ${response.status} ${JSON.stringify(body)}`);
-        if (body.status === 'completed' || body.status === 'failed') return body;
-        // Retry-After is honoured as an upper bound; tests poll faster to stay quick.
-        const retryAfter = Number(response.headers.get('retry-after') ?? 1);
-        if (Date.now() > deadline)
-          throw new Error(`job ${id} still ${String(body.status)} after ${timeoutMs} ms`);
-        await sleep(Math.min(retryAfter * 1000, 200));
-      }
-    },
+    waitForJob: jobWaiter(request),
     get(url, headers = {}) {
       return fetch(url, { headers, dispatcher });
     },

@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type net from 'node:net';
+import { until } from './until.ts';
 
 export interface Received {
   method: string;
@@ -20,13 +21,12 @@ export interface Receiver {
   port: number;
   requests: Received[];
   /** Resolves when `count` requests in all have arrived. */
-  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  waitFor(count: number): Promise<Received[]>;
   close(): Promise<void>;
 }
 
 export async function startReceiver(handler: Handler, host = '127.0.0.1'): Promise<Receiver> {
   const requests: Received[] = [];
-  const waiters: Array<() => void> = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -43,7 +43,6 @@ export async function startReceiver(handler: Handler, host = '127.0.0.1'): Promi
       res.statusCode = 500;
       res.end(String(error));
     }
-    for (const wake of waiters.splice(0)) wake();
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
@@ -54,15 +53,8 @@ export async function startReceiver(handler: Handler, host = '127.0.0.1'): Promi
     origin: `http://${host}:${port}`,
     port,
     requests,
-    async waitFor(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (requests.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} requests, got ${requests.length}`);
-        await new Promise<void>((ok) => {
-          waiters.push(ok);
-          setTimeout(ok, 200);
-        });
-      }
+    async waitFor(count) {
+      await until(() => requests.length >= count, `${count} requests to arrive`);
       return requests;
     },
     close() {

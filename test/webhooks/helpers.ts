@@ -2,7 +2,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { UpstreamError } from '../../src/errors/catalog.ts';
 import type {
   DownloadResult,
@@ -98,17 +97,4 @@ export function statuses(...codes: number[]) {
   };
 }
 
-/** Polls `check` until it returns a truthy value; fails after `timeoutMs` (a hang guard, not a speed check). */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+export { until as waitFor } from '../support/until.ts';

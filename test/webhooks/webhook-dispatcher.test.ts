@@ -235,6 +235,8 @@ describe('WebhookDispatcher', () => {
     const db = openDatabase(':memory:');
     const first = setup({ db, retrySchedule: [60_000] });
     await first.dispatcher.start();
+    // The failed attempt happens after this reading, so its retry is due at least a schedule step later.
+    const beforeAttempt = Date.now();
     const id = await first.dispatcher.enqueue({
       jobId: 'job-p',
       accountId: 'acct-1',
@@ -245,7 +247,7 @@ describe('WebhookDispatcher', () => {
     await first.dispatcher.stop();
     const waiting = await first.store.get(id);
     assert.equal(waiting?.state, 'pending');
-    assert.ok((waiting?.nextAttemptAt ?? 0) >= Date.now() + 50_000);
+    assert.ok((waiting?.nextAttemptAt ?? 0) >= beforeAttempt + 60_000);
 
     // A new process a minute later (its clock moved on) sends the retry.
     const second = setup({ db, retrySchedule: [60_000], now: () => Date.now() + 61_000 });

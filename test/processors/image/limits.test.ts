@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
 import { detectFile } from '../../../src/media/detect.ts';
@@ -17,6 +16,7 @@ import { AdmissionBudget } from '../../../src/processors/shared/admission-budget
 import { corpus } from '../../support/corpus.ts';
 import { decode } from '../../support/images.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { until } from '../../support/until.ts';
 import { removeWorkDirs, runImage, TEST_TIME_BUDGET_MS } from './run-image.ts';
 
 const scratch = useScratch('presso-limits-');
@@ -144,7 +144,7 @@ describe('image processor: limits and safety', () => {
       }),
       refused(/time budget/),
     );
-    await untilHangGuard(() => budget.inUse === 0);
+    await until(() => budget.inUse === 0);
     assert.equal(budget.inUse, 0);
   });
 
@@ -169,7 +169,7 @@ describe('image processor: limits and safety', () => {
       3000 * 2250 * 3 * WORKING_COPIES,
       'the abandoned encode still holds its share',
     );
-    await untilHangGuard(() => budget.inUse === 0);
+    await until(() => budget.inUse === 0);
     assert.equal(budget.inUse, 0, 'released when the encode ended');
   });
 
@@ -182,17 +182,12 @@ describe('image processor: limits and safety', () => {
     const controller = new AbortController();
     const job = runWith({}, corpus.gpsPhoto, { format: 'jxl' }, controller.signal);
     // Abort once cjxl runs, so the kill on abort is what is tested.
-    await untilHangGuard(async () => (await childrenNamed('cjxl')).length > 0);
+    await until(async () => (await childrenNamed('cjxl')).length > 0);
     controller.abort(new Error('job cancelled'));
     await assert.rejects(job, /job cancelled/);
     assert.deepEqual(await childrenNamed('cjxl'), [], 'no cjxl left running');
   });
 });
-
-/** Waits for `condition`; the limit only guards against a hang, it is not what the test measures. */
-async function untilHangGuard(condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let waited = 0; waited < 120_000 && !(await condition()); waited += 20) await sleep(20);
-}
 
 /** Live child processes of this test process with that command name (from /proc). */
 async function childrenNamed(name: string): Promise<number[]> {

@@ -1,0 +1,22 @@
+/**
+ * Waits until `check` gives a truthy value, polling, and returns that value. Not a timing assertion: how long
+ * it takes never fails a test. The one limit is a last-resort hang guard, far above anything a busy machine
+ * needs (a condition that can never come true would otherwise hang the whole run). performance.now(), because
+ * a test mocks Date.
+ */
+const HANG_GUARD_MS = 120_000;
+
+/** `everyMs`: the polling interval (a check that costs a request wants a slower one). */
+export async function until<T>(
+  check: () => T | Promise<T>,
+  what = 'the condition',
+  everyMs = 5,
+): Promise<NonNullable<T>> {
+  const guard = performance.now() + HANG_GUARD_MS;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (performance.now() > guard) throw new Error(`hung: ${what} never came true`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
