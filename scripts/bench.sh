@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# The benchmark, one command: set-up (Debian tools + npm), the corpus (Debian packages, downloaded here), then
-# bench/images/run.ts. `npm run bench -- --quick` for a smaller sample. Results: bench/results/*.json.
+# Every benchmark, one command each: `npm run bench` (images), `npm run bench:media`, `npm run bench:documents`.
+# Usage: scripts/bench.sh <images|media|documents> [args for the run, such as --quick]. Each runs the set-up
+# (Debian tools + npm), downloads its corpus from Debian packages (scripts/corpus.sh with its list), then
+# bench/<name>/run.ts, which prints its table, writes it into the README and writes bench/results/*.json.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+name="${1:?usage: scripts/bench.sh <images|media|documents> [args]}"
+shift
+case "$name" in
+  images | media) list=scripts/corpus/bench-images.txt ;; # the media clips come with forensics-samples-files
+  documents) list=scripts/corpus/bench-documents.txt ;;
+  *) echo "scripts/bench.sh: unknown benchmark '$name' (images, media, documents)" >&2; exit 2 ;;
+esac
 scripts/setup.sh
-bash scripts/corpus.sh "${PRESSO_BENCH_CORPUS:-.corpus/bench}" scripts/corpus/bench-images.txt
+export PRESSO_BENCH_CORPUS="${PRESSO_BENCH_CORPUS:-.corpus/bench}"
+bash scripts/corpus.sh "$PRESSO_BENCH_CORPUS" "$list"
 export PATH="$root/node_modules/.bin:$PATH"
-node bench/images/run.ts "$@"
+node "bench/$name/run.ts" "$@"

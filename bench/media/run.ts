@@ -1,5 +1,5 @@
 /**
- * Video and audio benchmark, one command: `npm run bench:media` (scripts/bench-media.sh: set-up, corpus, this).
+ * Video and audio benchmark, one command: `npm run bench:media` (scripts/bench.sh media: set-up, corpus, this).
  * Real clips from the Debian package forensics-samples-files (a phone video, a 720p screen recording, a
  * speech WAV). In the same run, per clip:
  * - Presso `high` (MP4/H.264) through the processor versus ffmpeg called directly with Presso's chosen
@@ -22,6 +22,7 @@ import { Deadline } from '../../src/processors/shared/deadline.ts';
 import { CODEC_SETTINGS } from '../../src/processors/video/encoders.ts';
 import { searchCrf } from '../../src/processors/video/quality-search.ts';
 import { createVideoProcessor } from '../../src/processors/video/video-processor.ts';
+import { integratedLoudness } from '../../test/support/media.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const corpus = resolve(
@@ -73,22 +74,6 @@ function ssimDb(encoded: string, source: string): number {
   const match = /All:([\d.]+)/.exec(run.stderr.toString());
   const ssim = Number(match?.[1]);
   return -10 * Math.log10(1 - ssim);
-}
-
-function loudness(path: string): number {
-  const text = spawnSync('ffmpeg', [
-    '-nostdin',
-    '-hide_banner',
-    '-nostats',
-    '-i',
-    path,
-    '-af',
-    'ebur128',
-    '-f',
-    'null',
-    '-',
-  ]).stderr.toString();
-  return Number(/I:\s+(-?[\d.]+) LUFS\s*\n\s*Threshold/.exec(text.slice(text.lastIndexOf('Summary')))?.[1]);
 }
 
 async function runPresso(processor: Processor, path: string, params: Record<string, unknown>, work: string) {
@@ -264,7 +249,7 @@ async function main(): Promise<void> {
         ffmpegDefaultBytes: peerBytes,
         bytesRatio: r2(presso.bytes / peerBytes),
         durationDelta: r2(durationOf(presso.path) - durationOf(wav)),
-        loudnessDeltaLu: r2(loudness(presso.path) - loudness(wav)),
+        loudnessDeltaLu: r2(integratedLoudness(presso.path) - integratedLoudness(wav)),
       });
     }
     console.table(rows);
