@@ -4,6 +4,7 @@
  * calls a processor the way the job runner does (detected input, private work dir).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -99,6 +100,13 @@ export function integratedLoudness(path: string): number {
   return Number(match[1]);
 }
 
+// Callers read the output after the call, so the work directories live until the test file's process exits
+// (each test file runs in its own process); before, every run left one in the system temp folder.
+const workDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export async function runProcessor(
   processor: Processor,
   path: string,
@@ -108,6 +116,7 @@ export async function runProcessor(
   const detected = await detectFile(path);
   if (detected === undefined) throw new Error(`test input not detected: ${path}`);
   const workDir = await mkdtemp(join(tmpdir(), 'presso-media-'));
+  workDirs.add(workDir);
   const inputSize = (await stat(path)).size;
   const result = await processor.process({
     input: { ...detected, path, name: basename(path), size: inputSize },
