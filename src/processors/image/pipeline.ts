@@ -8,6 +8,7 @@ import type { Deadline } from '../shared/deadline.ts';
 import type { ImageLimits } from './config.ts';
 import { applyGeometry } from './geometry.ts';
 import type { CompressionLevel, GeometryRequest, MetadataMode } from './params.ts';
+import { roundedTo8Bits } from './quality/pixels.ts';
 import { type ImageSource, safetyOptions } from './source.ts';
 
 export interface PipelineOptions {
@@ -52,8 +53,8 @@ function applyColour(pipeline: Sharp, source: ImageSource, options: PipelineOpti
   // Output is sRGB: embedded profiles and CMYK are converted so the file shows the same colours without
   // them. Greyscale stays single-channel (smaller).
   if (deep) return pipeline.toColourspace(grey ? 'grey16' : 'rgb16');
-  if (grey) return meta.space === 'grey16' ? pipeline.toColourspace('b-w') : pipeline;
-  return pipeline.toColourspace('srgb');
+  if (grey) return meta.space === 'grey16' ? roundedTo8Bits(pipeline, meta).toColourspace('b-w') : pipeline;
+  return roundedTo8Bits(pipeline, meta).toColourspace('srgb');
 }
 
 function applyMetadata(pipeline: Sharp, source: ImageSource, mode: MetadataMode): Sharp {

@@ -8,12 +8,20 @@
  * chunks (browsers do), and below the level's target. With a profile, the file takes the path every
  * profiled input takes: converted to sRGB for output, or kept with its profile under `metadata: keep`.
  * A byte-level copy keeps 16-bit depth, EXIF, XMP and text chunks as they are.
+ *
+ * Except at 16 bits: libvips (sharp 0.35, libvips 8.18) mis-decodes a colourful 16-bit PNG carrying any ICC
+ * profile, even a plain sRGB one (julia-set.png: mean error 3 levels, up to 111 on saturated pixels, while the
+ * same pixels at 8 bits convert exactly). A 16-bit tagged PNG is therefore converted here, with the metric's
+ * own 16-bit conversion (quality/png-colour.ts), to a 16-bit sRGB copy without a profile; its text and EXIF
+ * chunks are not carried over. 16-bit PNGs with an iCCP profile still go through libvips (docs/benchmarks.md).
  */
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Metadata } from 'sharp';
+import sharp from 'sharp';
 import { profileForTags, withProfileForTags } from './png-colour-profile.ts';
-import { pngColourTags } from './quality/png-colour.ts';
+import { storedSamples } from './quality/pixels.ts';
+import { pngColourTags, taggedToSrgb16 } from './quality/png-colour.ts';
 
 /** Colour chunks sit before the image data; a head this large holds them unless text chunks are huge. */
 const HEAD_BYTES = 1 << 20;
@@ -38,6 +46,17 @@ export async function profiledCopyOfTaggedPng(
   if (meta.format !== 'png' || meta.icc !== undefined) return undefined;
   const tags = pngColourTags(await readHead(path));
   if (tags === undefined) return undefined;
+  if (meta.depth === 'ushort') {
+    const samples = await storedSamples(sharp(path));
+    const { data, channels } = taggedToSrgb16(samples, tags);
+    const converted = join(workDir, 'colour-converted.png');
+    // Compression level 1: the copy is read once by the pipeline, never returned.
+    await sharp(data, { raw: { width: samples.width, height: samples.height, channels: channels === 4 ? 4 : 3 } })
+      .toColourspace('rgb16')
+      .png({ compressionLevel: 1 })
+      .toFile(converted);
+    return converted;
+  }
   const copy = join(workDir, 'colour-profiled.png');
   await writeFile(copy, withProfileForTags(await readFile(path), profileForTags(tags)));
   return copy;

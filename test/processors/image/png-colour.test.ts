@@ -100,15 +100,68 @@ test('the image processor keeps the colours of a gAMA/cHRM PNG: every output mee
   await writeFile(path, withColourChunks(png, 1 / 2.2, adobe));
   const input = await decodeRgb(path);
   for (const format of ['png', 'jpeg', 'webp']) {
-    const result = await runImage(path, { level: 'high', format });
+    const result = await runImage(path, { compression: 'high', format });
     const score = await scorePixels(input, await decodeRgb(await readFile(result.path)));
     assert.ok(score >= 78, `${format}: ${score.toFixed(2)}`);
   }
   // metadata: keep carries the tags' colour space along as the equivalent ICC profile.
-  const kept = await runImage(path, { level: 'lossless', format: 'png', metadata: 'keep' });
+  const kept = await runImage(path, { compression: 'lossless', format: 'png', metadata: 'keep' });
   const profile = (await sharp(kept.path).metadata()).icc;
   assert.ok(
     profile?.toString('latin1').includes('PNG gAMA/cHRM: gamma 2.2000, cHRM primaries'),
     'profile kept',
   );
+});
+
+/** A 16-bit copy of `png` with detail below the 8-bit step (v·257 plus a per-pixel offset of ±128). */
+async function sixteenBit(png: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  const deep = Uint16Array.from(data, (v, i) =>
+    Math.max(0, Math.min(65535, v * 257 + ((i * 37) % 257) - 128)),
+  );
+  return sharp(deep, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .toColourspace('rgb16')
+    .png()
+    .toBuffer();
+}
+
+test('16-bit samples are rounded to 8 bits (v / 257), not truncated as libvips does', async () => {
+  const deep = await sixteenBit(plain);
+  const { data } = await sharp(deep)
+    .toColourspace('rgb16')
+    .raw({ depth: 'ushort' })
+    .toBuffer({ resolveWithObject: true });
+  const samples = new Uint16Array(data.buffer, data.byteOffset, data.byteLength / 2);
+  const decoded = await decodeRgb(deep);
+  let truncatedDiffers = 0;
+  for (let i = 0; i < samples.length; i++) {
+    assert.equal(decoded.data[i], Math.round(samples[i]! / 257), `sample ${i}`);
+    if (samples[i]! >> 8 !== decoded.data[i]) truncatedDiffers++;
+  }
+  assert.ok(
+    truncatedDiffers > samples.length / 10,
+    `the rounding matters on these samples (${truncatedDiffers})`,
+  );
+});
+
+test('a 16-bit gAMA/cHRM PNG keeps its colours: lossless is exact, lossy outputs meet the level', async () => {
+  // libvips mis-decodes a colourful 16-bit PNG carrying an ICC profile, so the profile path gave a lossless
+  // output scoring 88 (julia-set.png); the processor now converts such files itself (png-colour-source.ts).
+  const png = await sharp(corpus.astronaut)
+    .extract({ left: 128, top: 40, width: 256, height: 256 })
+    .png()
+    .toBuffer();
+  const path = join(dir, 'adobe-tagged-16.png');
+  await writeFile(path, withColourChunks(await sixteenBit(png), 1 / 2.2, adobe));
+  assert.equal((await sharp(path).metadata()).depth, 'ushort');
+  const input = await decodeRgb(path);
+  const lossless = await runImage(path, { compression: 'lossless', format: 'png' });
+  assert.equal((await sharp(lossless.path).metadata()).depth, 'ushort', '16 bits kept');
+  const exact = await scorePixels(input, await decodeRgb(await readFile(lossless.path)));
+  assert.ok(exact >= 99.5, `lossless: ${exact.toFixed(2)}`);
+  for (const format of ['png', 'jpeg', 'webp']) {
+    const result = await runImage(path, { compression: 'high', format });
+    const score = await scorePixels(input, await decodeRgb(await readFile(result.path)));
+    assert.ok(score >= 78, `${format}: ${score.toFixed(2)}`);
+  }
 });

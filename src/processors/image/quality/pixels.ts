@@ -7,8 +7,8 @@
  * 16 px grid, so JPEG/WebP/AVIF block boundaries in the mosaic match those of the full image.
  */
 import { readFile } from 'node:fs/promises';
-import sharp, { type Sharp } from 'sharp';
-import { pngColourTags, taggedToSrgb } from './png-colour.ts';
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { pngColourTags, type StoredSamples, taggedToSrgb } from './png-colour.ts';
 import type { RgbImage } from './ssimulacra2.ts';
 
 /**
@@ -21,13 +21,41 @@ export async function decodeRgb(input: string | Buffer | Sharp): Promise<RgbImag
   const bytes =
     typeof input === 'string' ? await readFile(input) : Buffer.isBuffer(input) ? input : undefined;
   const image = bytes === undefined ? (input as Sharp).clone() : sharp(bytes);
-  const { data, info } = await image
+  const tags = bytes === undefined ? undefined : pngColourTags(bytes);
+  if (tags !== undefined) return taggedToSrgb(await storedSamples(image), tags);
+  const meta = await image.metadata();
+  const { data, info } = await roundedTo8Bits(image, meta)
     .toColourspace('srgb')
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
-  const pixels = fromRaw(data, info.width, info.height, info.channels);
-  const tags = bytes === undefined ? undefined : pngColourTags(bytes);
-  return tags === undefined ? pixels : taggedToSrgb(pixels, tags);
+  return fromRaw(data, info.width, info.height, info.channels);
+}
+
+/**
+ * libvips reduces 16-bit samples to 8 bits by truncation (v >> 8): half a level darker on average, which cost
+ * a 16-bit render (julia-set.png) 7 SSIMULACRA 2 points against the reference tool's exact decode. Scaling by
+ * 256/257 and adding half a step first makes that truncation a rounding of v / 257. Only for 16-bit inputs
+ * without a profile: a profiled input is converted by libvips's colour management instead.
+ */
+export function roundedTo8Bits(pipeline: Sharp, meta: Metadata): Sharp {
+  const deep = meta.depth === 'ushort' || meta.space === 'rgb16' || meta.space === 'grey16';
+  return deep && meta.icc === undefined && meta.space !== 'cmyk' ? pipeline.linear(256 / 257, 128) : pipeline;
+}
+
+/** A tagged PNG's stored samples, at 16 bits when the file has them (png-colour.ts converts them). */
+export async function storedSamples(image: Sharp): Promise<StoredSamples> {
+  const meta = await image.metadata();
+  if (meta.depth !== 'ushort') {
+    const { data, info } = await image.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height, channels: info.channels, max: 255 };
+  }
+  // Without the explicit 16-bit interpretation sharp reduces to 8 bits before the cast.
+  const { data, info } = await image
+    .toColourspace(meta.space === 'grey16' ? 'grey16' : 'rgb16')
+    .raw({ depth: 'ushort' })
+    .toBuffer({ resolveWithObject: true });
+  const samples = new Uint16Array(data.buffer, data.byteOffset, data.byteLength / 2);
+  return { data: samples, width: info.width, height: info.height, channels: info.channels, max: 65535 };
 }
 
 /** Normalises a raw buffer of 1–4 channels to RGB or RGBA. */

@@ -100,24 +100,56 @@ export function adapt(from: [number, number], to: [number, number]): Matrix {
 const srgbToLinear = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
 const linearToSrgb = (v: number) => (v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055);
 
-/** `image` (its stored values) converted from the tagged colour space to 8-bit sRGB; alpha is kept. */
-export function taggedToSrgb(image: RgbImage, tags: PngColourTags): RgbImage {
+/** Stored samples of a PNG: 8-bit, or 16-bit when the file is (`max` 255 or 65535), 1–4 channels. */
+export interface StoredSamples {
+  data: Uint8Array | Uint16Array;
+  width: number;
+  height: number;
+  channels: number;
+  max: 255 | 65535;
+}
+
+/**
+ * `image` (its stored values) converted from the tagged colour space to 8-bit sRGB; alpha is kept. A 16-bit
+ * file is converted from its 16-bit samples and rounded to 8 bits once, at the end, as the reference tool does
+ * (it decodes to float): rounding the stored values to 8 bits first, then converting, bands the shadows of a
+ * gamma-2.2 file.
+ */
+export function taggedToSrgb(image: StoredSamples, tags: PngColourTags): RgbImage {
+  const { width, height } = image;
+  const { data, channels } = convertTagged(image, tags, 255);
+  return { data: data as Uint8Array, width, height, channels };
+}
+
+/** The same conversion to 16-bit sRGB samples (RGB or RGBA), for a 16-bit input the pipeline keeps deep. */
+export function taggedToSrgb16(
+  image: StoredSamples,
+  tags: PngColourTags,
+): { data: Uint16Array; channels: number } {
+  const { data, channels } = convertTagged(image, tags, 65535);
+  return { data: data as Uint16Array, channels };
+}
+
+function convertTagged(image: StoredSamples, tags: PngColourTags, outMax: 255 | 65535) {
   const source = tags.chromaticities ?? SRGB;
   const toLinear = tags.gamma === undefined ? srgbToLinear : (v: number) => v ** (1 / (tags.gamma as number));
   const matrix = mul(invert(rgbToXyz(SRGB)), mul(adapt(source[0]!, D65), rgbToXyz(source)));
-  const decode = Float64Array.from({ length: 256 }, (_, i) => toLinear(i / 255));
-  const { data, width, height, channels } = image;
-  const out = new Uint8Array(data.length);
-  const encode = (v: number) => Math.round(255 * linearToSrgb(Math.min(1, Math.max(0, v))));
+  const { data, width, height, channels, max } = image;
+  const decode = Float64Array.from({ length: max + 1 }, (_, i) => toLinear(i / max));
+  const grey = channels < 3;
+  const hasAlpha = channels === 2 || channels === 4;
+  const step: 3 | 4 = hasAlpha ? 4 : 3;
+  const out = outMax === 255 ? new Uint8Array(width * height * step) : new Uint16Array(width * height * step);
+  const encode = (v: number) => Math.round(outMax * linearToSrgb(Math.min(1, Math.max(0, v))));
   const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = matrix as Entries;
-  for (let i = 0; i < data.length; i += channels) {
+  for (let i = 0, o = 0; i < data.length; i += channels, o += step) {
     const r = decode[data[i]!]!;
-    const g = decode[data[i + 1]!]!;
-    const b = decode[data[i + 2]!]!;
-    out[i] = encode(m0 * r + m1 * g + m2 * b);
-    out[i + 1] = encode(m3 * r + m4 * g + m5 * b);
-    out[i + 2] = encode(m6 * r + m7 * g + m8 * b);
-    if (channels === 4) out[i + 3] = data[i + 3]!;
+    const g = grey ? r : decode[data[i + 1]!]!;
+    const b = grey ? r : decode[data[i + 2]!]!;
+    out[o] = encode(m0 * r + m1 * g + m2 * b);
+    out[o + 1] = encode(m3 * r + m4 * g + m5 * b);
+    out[o + 2] = encode(m6 * r + m7 * g + m8 * b);
+    if (hasAlpha) out[o + 3] = Math.round((data[i + channels - 1]! * outMax) / max);
   }
-  return { data: out, width, height, channels };
+  return { data: out, channels: step };
 }
