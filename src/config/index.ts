@@ -9,6 +9,7 @@ import { storageConfig } from '../files/config.ts';
 import { serverConfig } from '../http/config.ts';
 import { jobsConfig } from '../jobs/config.ts';
 import { outboundConfig, serviceIdentityConfig } from '../outbound/config.ts';
+import { archiveConfig } from '../processors/archive/config.ts';
 import { audioConfig } from '../processors/audio/config.ts';
 import { documentConfig } from '../processors/document/config.ts';
 import { imageConfig } from '../processors/image/config.ts';
@@ -61,6 +62,7 @@ const SECTIONS = {
   audio: audioConfig,
   pdf: pdfConfig,
   document: documentConfig,
+  archive: archiveConfig,
 } as const;
 
 type Sections = typeof SECTIONS;

@@ -62,6 +62,9 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, string>> = {
   tar: 'tar',
   gz: 'gz',
   'tar.gz': 'gz',
+  bz2: 'bz2',
+  xz: 'xz',
+  zst: 'zst',
   '7z': '7z',
 };
 

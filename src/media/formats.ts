@@ -71,8 +71,20 @@ export const FORMATS: Record<string, FormatInfo> = {
   zip: { kind: 'archive', mime: 'application/zip', extension: 'zip' },
   tar: { kind: 'archive', mime: 'application/x-tar', extension: 'tar' },
   gz: { kind: 'archive', mime: 'application/gzip', extension: 'gz' },
+  bz2: { kind: 'archive', mime: 'application/x-bzip2', extension: 'bz2' },
+  xz: { kind: 'archive', mime: 'application/x-xz', extension: 'xz' },
+  zst: { kind: 'archive', mime: 'application/zstd', extension: 'zst' },
+  // A TAR inside a single-stream compressor: content detection reports the compressor (`gz`), the archive
+  // processor looks inside and names the pair.
+  'tar.gz': { kind: 'archive', mime: 'application/gzip', extension: 'tar.gz' },
+  'tar.bz2': { kind: 'archive', mime: 'application/x-bzip2', extension: 'tar.bz2' },
+  'tar.xz': { kind: 'archive', mime: 'application/x-xz', extension: 'tar.xz' },
+  'tar.zst': { kind: 'archive', mime: 'application/zstd', extension: 'tar.zst' },
   '7z': { kind: 'archive', mime: 'application/x-7z-compressed', extension: '7z' },
 };
+
+/** Compound and short names of compressed TARs, removed whole when an output is named. */
+const TAR_SUFFIXES = /\.(tar\.(gz|bz2|xz|zst)|tgz|tbz2?|txz|tzst)$/i;
 
 export function formatInfo(format: string): FormatInfo | undefined {
   return Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
@@ -81,6 +93,8 @@ export function formatInfo(format: string): FormatInfo | undefined {
 /** `photo.jpg` + `jpeg` → `photo.jpeg`. Names without an extension get one appended. */
 export function outputName(inputName: string, format: string): string {
   const ext = formatInfo(format)?.extension ?? format;
+  const tar = TAR_SUFFIXES.exec(inputName);
+  if (tar !== null && tar.index > 0) return `${inputName.slice(0, tar.index)}.${ext}`;
   const dot = inputName.lastIndexOf('.');
   const base = dot > 0 ? inputName.slice(0, dot) : inputName;
   return `${base}.${ext}`;

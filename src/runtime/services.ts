@@ -14,6 +14,7 @@ import { JobSweeper } from '../jobs/job-sweeper.ts';
 import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
+import { createArchiveProcessor } from '../processors/archive/archive-processor.ts';
 import { createAudioProcessor } from '../processors/audio/audio-processor.ts';
 import { createDocumentProcessor } from '../processors/document/document-processor.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
@@ -64,6 +65,8 @@ export function buildServices(
     siteUrl: config.service.siteUrl,
   });
   const images = createImageProcessor(config.images);
+  // Deep archive mode passes members to the processor of their kind: looked up in the registry built here.
+  let registry: ProcessorRegistry | undefined;
   const processors = new ProcessorRegistry(
     options.processors ?? [
       images,
@@ -72,8 +75,10 @@ export function buildServices(
       createPdfProcessor(config.pdf),
       // Pictures inside office documents go through the same image processor and its memory budget.
       createDocumentProcessor(images, config.document),
+      createArchiveProcessor((kind) => registry?.forKind(kind), config.archive),
     ],
   );
+  registry = processors;
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
     {

@@ -51,7 +51,9 @@ export async function profiledCopyOfTaggedPng(
     const { data, channels } = taggedToSrgb16(samples, tags);
     const converted = join(workDir, 'colour-converted.png');
     // Compression level 1: the copy is read once by the pipeline, never returned.
-    await sharp(data, { raw: { width: samples.width, height: samples.height, channels: channels === 4 ? 4 : 3 } })
+    await sharp(data, {
+      raw: { width: samples.width, height: samples.height, channels: channels === 4 ? 4 : 3 },
+    })
       .toColourspace('rgb16')
       .png({ compressionLevel: 1 })
       .toFile(converted);

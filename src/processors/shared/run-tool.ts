@@ -7,7 +7,7 @@
  * stderr kept only as a capped tail for the log, never returned as is (it names server paths).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import os from 'node:os';
 import { basename } from 'node:path';
 import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.ts';
@@ -38,6 +38,11 @@ export interface ToolOptions {
   captureStdout?: boolean;
   /** Receives stdout as it arrives (ffmpeg's `-progress pipe:1` lines), whether or not it is captured. */
   onStdout?: (chunk: Buffer) => void;
+  /**
+   * Writes stdout to this file instead (decompressors that have no output option, listings longer than
+   * `STREAM_CAP`); the tool writes it itself, so `limits.fileBytes` caps it.
+   */
+  stdoutFile?: string;
 }
 
 export interface ToolResult {
@@ -91,11 +96,14 @@ export function runTool(
     : [command, args];
 
   return new Promise((resolve, reject) => {
+    const stdoutFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'w', 0o600);
     const child = spawn(file, argv, {
       cwd: run.workDir,
       detached: true, // its own process group, so one kill reaches everything it forks
-      stdio: ['ignore', options.captureStdout || options.onStdout ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', stdoutFd ?? (options.captureStdout || options.onStdout ? 'pipe' : 'ignore'), 'pipe'],
     });
+    // The child holds its own copy of the descriptor.
+    if (stdoutFd !== undefined) closeSync(stdoutFd);
     const stderr = new TailBuffer(STREAM_CAP);
     const stdout = new TailBuffer(STREAM_CAP);
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));

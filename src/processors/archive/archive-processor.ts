@@ -1,0 +1,220 @@
+/**
+ * The archive processor: ZIP, 7z, TAR (plain or gzip/bzip2/xz/zstd-compressed) and single-file gzip,
+ * bzip2, xz and zstd streams. Every archive is listed and checked (safety.ts) before any byte is unpacked.
+ * A TAR is never re-written unless members change: its stream is decompressed and compressed again harder,
+ * so names, owners, times and order stay byte for byte; a ZIP is recompressed in place by advzip. Deep mode
+ * and conversions unpack, run each member through its own processor (deep.ts) and pack again (pack.ts).
+ */
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import type { FileKind } from '../../media/formats.ts';
+import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { Deadline } from '../shared/deadline.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
+import { type DeepReport, processMembers } from './deep.ts';
+import { ARCHIVE_FORMATS, type ArchiveFormat, formatName, parseFormat } from './formats.ts';
+import { listMembers, type Member, passwordError } from './listing.ts';
+import { describeMembers } from './metadata.ts';
+import { compressStream, packFolder, recompressZip } from './pack.ts';
+import { type ArchiveParams, archiveParamsSchema, resolveArchiveParams } from './params.ts';
+import { checkMembers, type UnpackBudget } from './safety.ts';
+import { decompressStream, extract, isTar } from './unpack.ts';
+
+export function createArchiveProcessor(
+  processorFor: (kind: FileKind) => Processor | undefined,
+  options: Partial<ArchiveLimits> = {},
+): Processor {
+  const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS };
+  for (const key of Object.keys(limits) as (keyof ArchiveLimits)[]) {
+    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
+  }
+  const processor: Processor = {
+    name: 'archive',
+    kind: 'archive',
+    inputFormats: ARCHIVE_FORMATS,
+    outputFormats: ARCHIVE_FORMATS,
+    paramsSchema: archiveParamsSchema,
+    process: (request) => {
+      const deadline = new Deadline(limits.timeBudgetMs, 'the archive');
+      const budget = { remainingBytes: limits.maxUnpackedBytes };
+      return processArchive(request, { limits, processorFor, deadline, budget, depth: 0 });
+    },
+  };
+  return processor;
+}
+
+interface Context {
+  limits: ArchiveLimits;
+  processorFor: (kind: FileKind) => Processor | undefined;
+  deadline: Deadline;
+  budget: UnpackBudget;
+  depth: number;
+}
+
+async function processArchive(request: ProcessRequest, ctx: Context): Promise<ProcessResult> {
+  request.signal.throwIfAborted();
+  const params = resolveArchiveParams(request.params);
+  const run: ToolRun = { deadline: ctx.deadline, signal: request.signal, workDir: request.workDir };
+  const memoryBytes = ctx.limits.toolMemoryBytes;
+  const opened = await open(request, params, run, ctx);
+  const target = params.format === undefined ? opened.format : parseFormat(params.format);
+  checkTarget(opened.format, target);
+  const metadata = request.wantMetadata ? describeMembers(opened.members, request.input.size) : undefined;
+  const pack = { level: params.compression, password: params.password, memoryBytes };
+  const output = join(request.workDir, `output.${formatName(target)}`);
+  let deep: DeepReport | undefined;
+
+  const sameContainer = target.container === opened.format.container;
+  if (!params.deep && sameContainer && opened.format.container !== '7z') {
+    // Re-compress without unpacking: the TAR or the single stream as it is, or the ZIP in place.
+    if (target.container === 'zip') {
+      await copyFile(opened.payload, output);
+      if (!opened.members.some((m) => m.encrypted)) await recompressZip(output, run, pack);
+    } else if (target.compressor === undefined) {
+      await copyFile(opened.payload, output);
+    } else {
+      await compressStream(opened.payload, target.compressor, output, run, pack);
+    }
+  } else {
+    const folder = join(request.workDir, 'members');
+    await mkdir(folder);
+    const names = await unpackTo(folder, opened, request, params, run, ctx);
+    if (params.deep) deep = await deepen(folder, opened.members, request, params, ctx);
+    if (target.container === 'stream') {
+      await compressStream(join(folder, names[0]!), target.compressor!, output, run, pack);
+    } else {
+      const container = join(request.workDir, `packed.${target.container}`);
+      await packFolder(folder, names, target.container, target.compressor ? container : output, run, pack);
+      if (target.compressor !== undefined)
+        await compressStream(container, target.compressor, output, run, pack);
+    }
+  }
+  const transformed = formatName(target) !== formatName(opened.format);
+  const result = { format: formatName(target), transformed, metadata: withDeep(metadata, deep) };
+  // Never larger: the same format comes back as the input when the repack did not gain.
+  if (!transformed && (await stat(output)).size >= request.input.size)
+    return { path: request.input.path, ...result };
+  return { path: output, ...result };
+}
+
+interface Opened {
+  format: ArchiveFormat;
+  /** The container or stream content: the input, or its decompressed TAR or stream. */
+  payload: string;
+  members: Member[];
+}
+
+async function open(
+  request: ProcessRequest,
+  params: ArchiveParams,
+  run: ToolRun,
+  ctx: Context,
+): Promise<Opened> {
+  const detected = parseFormat(request.input.format);
+  const unpackOptions = { memoryBytes: ctx.limits.toolMemoryBytes, password: params.password };
+  let payload = request.input.path;
+  let format = detected;
+  if (detected.compressor !== undefined) {
+    payload = join(request.workDir, 'decompressed');
+    await decompressStream(request.input.path, detected.compressor, payload, run, {
+      ...unpackOptions,
+      maxBytes: ctx.budget.remainingBytes,
+    }).catch((error) => {
+      throw /size limit/.test(String(error?.message)) ? bombError(ctx.limits) : error;
+    });
+    format = (await isTar(payload)) ? { container: 'tar', compressor: detected.compressor } : detected;
+  }
+  const members =
+    format.container === 'stream'
+      ? [streamMember(request.input.name, (await stat(payload)).size)]
+      : await listMembers(payload, run, {
+          password: params.password,
+          memoryBytes: ctx.limits.toolMemoryBytes,
+        });
+  checkMembers(members, request.input.size, ctx.limits, ctx.budget);
+  if (params.password === undefined && members.some((m) => m.encrypted)) throw passwordError(undefined);
+  return { format, payload, members };
+}
+
+function streamMember(name: string, size: number): Member {
+  const base = basename(name).replace(/\.(gz|bz2|xz|zst|tgz|tbz2?|txz|tzst)$/i, '') || 'file';
+  return {
+    path: base,
+    type: 'file',
+    size,
+    packedSize: undefined,
+    offset: undefined,
+    linkTarget: undefined,
+    encrypted: false,
+  };
+}
+
+async function unpackTo(
+  folder: string,
+  opened: Opened,
+  request: ProcessRequest,
+  params: ArchiveParams,
+  run: ToolRun,
+  ctx: Context,
+): Promise<string[]> {
+  if (opened.format.container === 'stream') {
+    const name = opened.members[0]!.path;
+    await copyFile(opened.payload, join(folder, name));
+    return [name];
+  }
+  const maxBytes = ctx.limits.maxUnpackedBytes;
+  await extract(opened.payload, opened.format.container, folder, run, {
+    memoryBytes: ctx.limits.toolMemoryBytes,
+    maxBytes,
+    password: params.password,
+  });
+  request.signal.throwIfAborted();
+  return opened.members.map((m) => m.path);
+}
+
+async function deepen(
+  folder: string,
+  members: Member[],
+  request: ProcessRequest,
+  params: ArchiveParams,
+  ctx: Context,
+) {
+  return processMembers(folder, members, {
+    level: params.compression,
+    processorFor: ctx.processorFor,
+    maxMemberBytes: ctx.limits.deepMemberBytes,
+    signal: request.signal,
+    workDir: request.workDir,
+    nested: async (nested) => {
+      if (ctx.depth + 1 > ctx.limits.maxDepth) {
+        throw new UnprocessableInputError(
+          `The archive was refused: archives are nested more than ${ctx.limits.maxDepth} levels deep.`,
+        );
+      }
+      const inner = { ...nested, params: { compression: params.compression, deep: true } };
+      return processArchive(inner, { ...ctx, depth: ctx.depth + 1 });
+    },
+  });
+}
+
+function checkTarget(from: ArchiveFormat, to: ArchiveFormat): void {
+  if (to.container === 'stream' && from.container !== 'stream') {
+    throw ValidationError.field(
+      'archive.format',
+      `${formatName(to)} holds a single file; this ${formatName(from)} archive holds several.`,
+    );
+  }
+}
+
+function bombError(limits: ArchiveLimits): UnprocessableInputError {
+  return new UnprocessableInputError(
+    `The archive was refused before unpacking: it decompresses to more than the limit of ${limits.maxUnpackedBytes} bytes.`,
+  );
+}
+
+function withDeep(metadata: Record<string, unknown> | undefined, deep: DeepReport | undefined) {
+  if (metadata === undefined || deep === undefined) return metadata;
+  return { ...metadata, deep };
+}

@@ -1,0 +1,47 @@
+/**
+ * The archive processor's limits, declared once: the typed value (`ArchiveLimits`), its defaults and the
+ * `PRESSO_ARCHIVE_*` variables that set them. The caps are checked on the listing, before anything is
+ * unpacked, and enforced again while unpacking (each tool runs with a file-size limit).
+ */
+import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+
+export const archiveConfig = section({
+  timeBudgetMs: duration('PRESSO_ARCHIVE_TIME_BUDGET', {
+    default: 600_000,
+    doc: 'Time one archive may take to process (members processed in deep mode included) before it is refused',
+  }),
+  maxMembers: int('PRESSO_ARCHIVE_MAX_MEMBERS', {
+    default: 50_000,
+    min: 1,
+    doc: 'Most members (files, folders, links) accepted in an archive',
+  }),
+  maxUnpackedBytes: bytes('PRESSO_ARCHIVE_MAX_UNPACKED', {
+    default: 4 * 1024 ** 3,
+    doc: 'Largest total size an archive may unpack to (archive-bomb guard)',
+  }),
+  maxRatio: int('PRESSO_ARCHIVE_MAX_RATIO', {
+    default: 200,
+    min: 1,
+    doc:
+      'Largest ratio of unpacked to packed size accepted (zip bombs reach thousands; text tarballs 5-20), ' +
+      'for archives whose unpacked size is over 64 MiB',
+  }),
+  maxDepth: int('PRESSO_ARCHIVE_MAX_DEPTH', {
+    default: 2,
+    min: 0,
+    max: 8,
+    doc: 'Most levels of archives inside archives that deep mode opens (42.zip-style nesting is refused past it)',
+  }),
+  deepMemberBytes: bytes('PRESSO_ARCHIVE_DEEP_MEMBER_MAX', {
+    default: 256 * 1024 ** 2,
+    doc: 'Largest member deep mode passes to its processor; larger members are kept as they are',
+  }),
+  toolMemoryBytes: bytes('PRESSO_ARCHIVE_TOOL_MEMORY', {
+    default: 2 * 1024 ** 3,
+    doc: 'Memory each archiving tool run (7-Zip, xz, zstd, bsdtar) may allocate',
+  }),
+});
+
+export type ArchiveLimits = Loaded<typeof archiveConfig>;
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = archiveConfig.load({});

@@ -1,0 +1,87 @@
+/**
+ * Deep mode: each unpacked member goes through the processor of its kind at the archive's level. A result
+ * replaces the member only when it is smaller and in the same format, and the member keeps its time and
+ * permissions, so whatever no processor improves stays byte-identical. Archives inside archives are opened
+ * by the caller's `nested` (the archive processor itself, one level deeper).
+ */
+import { copyFile, lstat, mkdir, stat, utimes } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { detectFile } from '../../media/detect.ts';
+import type { FileKind } from '../../media/formats.ts';
+import type { Processor, ProcessRequest } from '../processor.ts';
+import type { Member } from './listing.ts';
+import type { ArchiveLevel } from './params.ts';
+
+export interface DeepOptions {
+  level: ArchiveLevel;
+  /** The processor of a member's kind, if the server runs one (the archive kind is handled by `nested`). */
+  processorFor: (kind: FileKind) => Processor | undefined;
+  nested: (request: ProcessRequest) => Promise<{ path: string; format: string }>;
+  maxMemberBytes: number;
+  signal: AbortSignal;
+  workDir: string;
+}
+
+export interface DeepReport {
+  processed: number;
+  improved: number;
+  savedBytes: number;
+  /** Members whose processor failed on them: kept as they are. */
+  failed: number;
+}
+
+function isRefusal(error: unknown): boolean {
+  return error instanceof Error && /refused before unpacking|nested more than/.test(error.message);
+}
+
+/** Kinds deep mode passes on; bundles are websites, not members to optimise one by one. */
+const MEMBER_KINDS: readonly FileKind[] = ['image', 'pdf', 'document', 'audio', 'video', 'archive'];
+
+export async function processMembers(
+  folder: string,
+  members: Member[],
+  options: DeepOptions,
+): Promise<DeepReport> {
+  const report: DeepReport = { processed: 0, improved: 0, savedBytes: 0, failed: 0 };
+  let index = 0;
+  for (const member of members) {
+    if (member.type !== 'file') continue;
+    options.signal.throwIfAborted();
+    const path = join(folder, member.path);
+    const before = await lstat(path).catch(() => undefined);
+    if (before === undefined || !before.isFile() || before.size === 0 || before.size > options.maxMemberBytes)
+      continue;
+    const detected = await detectFile(path);
+    if (detected === undefined || !MEMBER_KINDS.includes(detected.kind)) continue;
+    const processor = detected.kind === 'archive' ? undefined : options.processorFor(detected.kind);
+    if (detected.kind !== 'archive' && processor === undefined) continue;
+    const workDir = join(options.workDir, `member-${index++}`);
+    await mkdir(workDir);
+    const request: ProcessRequest = {
+      input: { ...detected, path, name: basename(member.path), size: before.size },
+      params: { compression: options.level },
+      workDir,
+      signal: options.signal,
+      wantMetadata: false,
+    };
+    let result: { path: string; format: string };
+    try {
+      result = processor === undefined ? await options.nested(request) : await processor.process(request);
+    } catch (error) {
+      // A member its processor cannot read (corrupt, unsupported variant) stays as it is; only the request's
+      // own cancellation and a refused nested archive (a bomb) end the whole archive.
+      if (options.signal.aborted || (processor === undefined && isRefusal(error))) throw error;
+      report.failed++;
+      continue;
+    }
+    report.processed++;
+    if (result.path === path || result.format !== detected.format) continue;
+    const after = (await stat(result.path)).size;
+    if (after >= before.size) continue;
+    await copyFile(result.path, path);
+    await utimes(path, before.atime, before.mtime);
+    report.improved++;
+    report.savedBytes += before.size - after;
+  }
+  return report;
+}

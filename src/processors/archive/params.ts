@@ -1,0 +1,60 @@
+/** The `archive` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
+import { Type } from 'typebox';
+import { ARCHIVE_FORMATS, type ArchiveFormatName } from './formats.ts';
+
+export const ARCHIVE_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
+export type ArchiveLevel = (typeof ARCHIVE_LEVELS)[number];
+
+export const archiveParamsSchema = Type.Object(
+  {
+    compression: Type.Optional(
+      Type.Enum(ARCHIVE_LEVELS, {
+        default: 'high',
+        description:
+          'How hard the archive is re-packed: every level keeps every member byte for byte (medium: gzip -9, ' +
+          'xz -9, zstd -19, 7-Zip deflate; high: zopfli deflate up to 32 MiB, xz -9e, zstd --ultra -22; ultra: ' +
+          'more zopfli iterations). With `deep`, also the level each member is processed at.',
+      }),
+    ),
+    format: Type.Optional(
+      Type.Enum(ARCHIVE_FORMATS, {
+        description:
+          'Convert to another archive format. A single-stream format (gz, bz2, xz, zst) can only hold one file: ' +
+          'it is accepted for single-stream inputs only.',
+      }),
+    ),
+    deep: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Pass each member through the processor of its own kind (images, PDFs, office documents, audio, ' +
+          'video) at `compression`, keeping names, folders, times and permissions; members no processor ' +
+          'improves stay byte-identical. Archives inside are opened up to the server’s nesting limit.',
+      }),
+    ),
+    password: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description: 'Opens encrypted ZIP or 7z members; the output is encrypted again with it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export interface ArchiveParams {
+  compression: ArchiveLevel;
+  format: ArchiveFormatName | undefined;
+  deep: boolean;
+  password: string | undefined;
+}
+
+export function resolveArchiveParams(params: Record<string, unknown>): ArchiveParams {
+  return {
+    compression: (params.compression as ArchiveLevel | undefined) ?? 'high',
+    format: params.format as ArchiveFormatName | undefined,
+    deep: params.deep === true,
+    password: params.password as string | undefined,
+  };
+}
