@@ -33,7 +33,8 @@ export function createArchiveProcessor(
   const processor: Processor = {
     name: 'archive',
     kind: 'archive',
-    inputFormats: ARCHIVE_FORMATS,
+    // What content detection reports: a compressed TAR is detected as its compressor (`gz`), then opened.
+    inputFormats: ['zip', '7z', 'tar', 'gz', 'bz2', 'xz', 'zst'],
     outputFormats: ARCHIVE_FORMATS,
     paramsSchema: archiveParamsSchema,
     process: (request) => {
