@@ -9,8 +9,8 @@ import { basename, join } from 'node:path';
 import { detectFile } from '../../media/detect.ts';
 import type { FileKind } from '../../media/formats.ts';
 import type { Processor, ProcessRequest } from '../processor.ts';
+import type { ArchiveLevel } from './formats.ts';
 import type { Member } from './listing.ts';
-import type { ArchiveLevel } from './params.ts';
 
 export interface DeepOptions {
   level: ArchiveLevel;

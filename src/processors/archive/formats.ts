@@ -3,7 +3,10 @@
  * (gzip, bzip2, xz, zstd), with the command that writes each compressor per level. Levels never lose a
  * byte of any member (a repack is lossless); they choose how hard the compressor works.
  */
-import type { ArchiveLevel } from './params.ts';
+
+/** Re-pack effort; with `deep`, also the level members are processed at. */
+export const ARCHIVE_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
+export type ArchiveLevel = (typeof ARCHIVE_LEVELS)[number];
 
 export type Compressor = 'gz' | 'bz2' | 'xz' | 'zst';
 export type Container = 'zip' | '7z' | 'tar' | 'stream';

@@ -7,8 +7,8 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTool, type ToolRun } from '../shared/run-tool.ts';
+import type { ArchiveLevel } from './formats.ts';
 import { type Compressor, compressCommand } from './formats.ts';
-import type { ArchiveLevel } from './params.ts';
 
 export interface PackOptions {
   level: ArchiveLevel;

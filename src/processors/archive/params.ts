@@ -1,9 +1,6 @@
 /** The `archive` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
 import { Type } from 'typebox';
-import { ARCHIVE_FORMATS, type ArchiveFormatName } from './formats.ts';
-
-export const ARCHIVE_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
-export type ArchiveLevel = (typeof ARCHIVE_LEVELS)[number];
+import { ARCHIVE_FORMATS, ARCHIVE_LEVELS, type ArchiveFormatName, type ArchiveLevel } from './formats.ts';
 
 export const archiveParamsSchema = Type.Object(
   {
