@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Every benchmark, one command each: `npm run bench` (images), `npm run bench:media`, `npm run bench:documents`.
-# Usage: scripts/bench.sh <images|media|documents> [args for the run, such as --quick]. Each runs the set-up
+# Every benchmark, one command each: `npm run bench` (images), `npm run bench:media`, `npm run bench:documents`,
+# `npm run bench:archives`.
+# Usage: scripts/bench.sh <images|media|documents|archives> [args for the run, such as --quick]. Each runs the set-up
 # (Debian tools + npm), downloads its corpus from Debian packages (scripts/corpus.sh with its list), then
 # bench/<name>/run.ts, which prints its table, writes it into the README and writes bench/results/*.json.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-name="${1:?usage: scripts/bench.sh <images|media|documents> [args]}"
+name="${1:?usage: scripts/bench.sh <images|media|documents|archives> [args]}"
 shift
 case "$name" in
-  images | media) list=scripts/corpus/bench-images.txt ;; # the media clips come with forensics-samples-files
+  images | media | archives) list=scripts/corpus/bench-images.txt ;; # media clips and archived folders come with these packages
   documents) list=scripts/corpus/bench-documents.txt ;;
-  *) echo "scripts/bench.sh: unknown benchmark '$name' (images, media, documents)" >&2; exit 2 ;;
+  *) echo "scripts/bench.sh: unknown benchmark '$name' (images, media, documents, archives)" >&2; exit 2 ;;
 esac
 scripts/setup.sh
 export PRESSO_BENCH_CORPUS="${PRESSO_BENCH_CORPUS:-.corpus/bench}"
