@@ -11,6 +11,7 @@ import { jobsConfig } from '../jobs/config.ts';
 import { outboundConfig, serviceIdentityConfig } from '../outbound/config.ts';
 import { archiveConfig } from '../processors/archive/config.ts';
 import { audioConfig } from '../processors/audio/config.ts';
+import { bundleConfig } from '../processors/bundle/config.ts';
 import { documentConfig } from '../processors/document/config.ts';
 import { imageConfig } from '../processors/image/config.ts';
 import { pdfConfig } from '../processors/pdf/config.ts';
@@ -63,6 +64,7 @@ const SECTIONS = {
   pdf: pdfConfig,
   document: documentConfig,
   archive: archiveConfig,
+  bundle: bundleConfig,
 } as const;
 
 type Sections = typeof SECTIONS;

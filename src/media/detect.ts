@@ -6,6 +6,7 @@ import { open } from 'node:fs/promises';
 import { fileTypeFromFile } from 'file-type';
 import { legacyOfficeFormat } from './cfb.ts';
 import { type FileKind, formatInfo } from './formats.ts';
+import { isSiteZip } from './zip-site.ts';
 
 export interface DetectedFile {
   kind: FileKind;
@@ -82,6 +83,7 @@ export async function detectFile(path: string): Promise<DetectedFile | undefined
     // An Ogg container with a video stream is reported as `ogv` / `video/ogg`; everything else Ogg is audio.
     const name =
       found.mime.startsWith('video/') && found.ext === 'ogg' ? 'ogv' : formatOf(found.ext, found.mime);
+    if (name === 'zip' && (await isSiteZip(path))) return describe('bundle');
     return name === undefined ? undefined : describe(name);
   }
   // file-type returns nothing (or `xml` when a declaration is present) for SVG.

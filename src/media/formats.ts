@@ -81,6 +81,8 @@ export const FORMATS: Record<string, FormatInfo> = {
   'tar.xz': { kind: 'archive', mime: 'application/x-xz', extension: 'tar.xz' },
   'tar.zst': { kind: 'archive', mime: 'application/zstd', extension: 'tar.zst' },
   '7z': { kind: 'archive', mime: 'application/x-7z-compressed', extension: '7z' },
+  // A website: a ZIP whose root (or single top folder) holds index.html (detect.ts).
+  bundle: { kind: 'bundle', mime: 'application/zip', extension: 'zip' },
 };
 
 /** Compound and short names of compressed TARs, removed whole when an output is named. */

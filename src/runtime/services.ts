@@ -16,6 +16,7 @@ import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { createArchiveProcessor } from '../processors/archive/archive-processor.ts';
 import { createAudioProcessor } from '../processors/audio/audio-processor.ts';
+import { createBundleProcessor } from '../processors/bundle/bundle-processor.ts';
 import { createDocumentProcessor } from '../processors/document/document-processor.ts';
 import { createImageProcessor } from '../processors/image/image-processor.ts';
 import { createPdfProcessor } from '../processors/pdf/pdf-processor.ts';
@@ -76,6 +77,7 @@ export function buildServices(
       // Pictures inside office documents go through the same image processor and its memory budget.
       createDocumentProcessor(images, config.document),
       createArchiveProcessor((kind) => registry?.forKind(kind), config.archive),
+      createBundleProcessor(images, config.bundle),
     ],
   );
   registry = processors;

@@ -1,10 +1,10 @@
 /**
- * Writing containers from an unpacked folder, members in the order of the input's listing: TAR by bsdtar
- * (pax), ZIP and 7z by 7-Zip (ZIP deflate at its strongest setting, then advzip's zopfli at ultra), and
+ * Writing containers from an unpacked folder: TAR by bsdtar (pax), members in the order of the input's
+ * listing; ZIP and 7z by 7-Zip, which orders members by name (ZIP deflate at its strongest setting, then advzip's zopfli at ultra), and
  * the single-stream compressors. No access or creation times are stored and thread counts are fixed, so
  * the same members give the same bytes.
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTool, type ToolRun } from '../shared/run-tool.ts';
 import type { ArchiveLevel } from './formats.ts';
@@ -25,7 +25,11 @@ export async function packFolder(
   options: PackOptions,
 ): Promise<void> {
   const list = join(run.workDir, `pack-list-${container}.txt`);
-  await writeFile(list, `${names.join('\n')}\n`);
+  // bsdtar takes every member in the listing's order (-n: no recursion). 7-Zip recurses into every folder it
+  // is given (a folder and its files listed both would be added twice) and sorts by name anyway: it gets the
+  // top-level entries only.
+  const entries = container === 'tar' ? names : (await readdir(folder)).sort();
+  await writeFile(list, `${entries.join('\n')}\n`);
   const tool = { ...run, workDir: folder };
   const limits = { memoryBytes: options.memoryBytes };
   if (container === 'tar') {

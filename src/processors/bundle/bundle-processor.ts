@@ -1,0 +1,103 @@
+/**
+ * The bundle processor: a website as a ZIP whose root (or single top folder) holds index.html. It is listed
+ * and checked like any archive (../archive/safety.ts: bombs, escapes, links, devices) before it is unpacked,
+ * its images go through the image processor and its pages, style sheets, scripts and JSON are minified
+ * (site-files.ts), and it is packed again as a ZIP with the archive processor's strongest deflate.
+ */
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { DEFAULT_ARCHIVE_LIMITS } from '../archive/config.ts';
+import { listMembers } from '../archive/listing.ts';
+import { packFolder } from '../archive/pack.ts';
+import { checkMembers } from '../archive/safety.ts';
+import { extract } from '../archive/unpack.ts';
+import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { Deadline } from '../shared/deadline.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+import { type BundleLimits, DEFAULT_BUNDLE_LIMITS } from './config.ts';
+import { bundleParamsSchema, resolveBundleParams } from './params.ts';
+import { optimiseSite } from './site-files.ts';
+
+export function createBundleProcessor(images: Processor, options: Partial<BundleLimits> = {}): Processor {
+  const limits: BundleLimits = { ...DEFAULT_BUNDLE_LIMITS };
+  for (const key of Object.keys(limits) as (keyof BundleLimits)[]) {
+    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
+  }
+  return {
+    name: 'bundle',
+    kind: 'bundle',
+    inputFormats: ['bundle'],
+    outputFormats: ['bundle'],
+    paramsSchema: bundleParamsSchema,
+    process: (request) => processBundle(request, images, limits),
+  };
+}
+
+async function processBundle(
+  request: ProcessRequest,
+  images: Processor,
+  limits: BundleLimits,
+): Promise<ProcessResult> {
+  request.signal.throwIfAborted();
+  const params = resolveBundleParams(request.params);
+  const run: ToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the website bundle'),
+    signal: request.signal,
+    workDir: request.workDir,
+  };
+  const memoryBytes = DEFAULT_ARCHIVE_LIMITS.toolMemoryBytes;
+  const members = await listMembers(request.input.path, run, { password: undefined, memoryBytes });
+  const archiveLimits = {
+    ...DEFAULT_ARCHIVE_LIMITS,
+    maxMembers: limits.maxFiles,
+    maxUnpackedBytes: limits.maxUnpackedBytes,
+  };
+  checkMembers(members, request.input.size, archiveLimits, { remainingBytes: limits.maxUnpackedBytes });
+  const folder = join(request.workDir, 'site');
+  await mkdir(folder);
+  await extract(request.input.path, 'zip', folder, run, {
+    memoryBytes,
+    maxBytes: limits.maxUnpackedBytes,
+    password: undefined,
+  });
+  const root = await siteRoot(folder);
+  const files = (await listFiles(root)).map((path) => relative(root, path).split('\\').join('/'));
+  const report = await optimiseSite({
+    root,
+    files,
+    params,
+    images,
+    signal: request.signal,
+    workDir: request.workDir,
+    maxTextBytes: limits.maxTextBytes,
+  });
+  const output = join(request.workDir, 'output.zip');
+  // A ZIP is packed from the folder's top-level entries (7-Zip walks them): no member list needed.
+  await packFolder(folder, [], 'zip', output, run, {
+    level: params.compression,
+    password: undefined,
+    memoryBytes,
+  });
+  const metadata = request.wantMetadata ? { files: files.length, ...report } : undefined;
+  if ((await stat(output)).size >= request.input.size) {
+    return { path: request.input.path, format: 'bundle', transformed: false, metadata };
+  }
+  return { path: output, format: 'bundle', transformed: false, metadata };
+}
+
+/** The folder holding index.html: the unpacked root, or its single top-level folder. */
+async function siteRoot(folder: string): Promise<string> {
+  const top = await readdir(folder, { withFileTypes: true });
+  if (top.some((entry) => entry.isFile() && entry.name.toLowerCase() === 'index.html')) return folder;
+  const only = top.length === 1 && top[0]!.isDirectory() ? join(folder, top[0]!.name) : undefined;
+  return only ?? folder;
+}
+
+/** Regular files under `dir`, sorted (symbolic links are neither followed nor optimised). */
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}

@@ -1,0 +1,145 @@
+/**
+ * One pass over the files of an unpacked site: images through the image processor (in their format, or
+ * converted to WebP/AVIF with their references rewritten), then pages, style sheets, scripts and JSON
+ * minified. A file is replaced only by a smaller one; a file a minifier cannot parse stays as it is.
+ */
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { formatInfo } from '../../media/formats.ts';
+import type { Processor } from '../processor.ts';
+import { minifyCss, minifyHtml, minifyJs, minifyJson } from './minify.ts';
+import type { BundleParams } from './params.ts';
+import { rewriteCss, rewriteHtml, wrapInPicture } from './references.ts';
+
+const IMAGES: Record<string, string> = {
+  png: 'png',
+  jpg: 'jpeg',
+  jpeg: 'jpeg',
+  gif: 'gif',
+  webp: 'webp',
+  svg: 'svg',
+  avif: 'avif',
+};
+const CONVERTIBLE = new Set(['png', 'jpeg']);
+
+export interface SiteReport {
+  images: number;
+  converted: number;
+  minified: number;
+  savedBytes: number;
+}
+
+export interface SiteContext {
+  /** The site's root folder on disk. */
+  root: string;
+  /** Site paths (relative to the root, `/`-separated) of the regular files. */
+  files: string[];
+  params: BundleParams;
+  images: Processor;
+  signal: AbortSignal;
+  workDir: string;
+  maxTextBytes: number;
+}
+
+const extension = (path: string) => posix.extname(path).slice(1).toLowerCase();
+
+export async function optimiseSite(ctx: SiteContext): Promise<SiteReport> {
+  const report: SiteReport = { images: 0, converted: 0, minified: 0, savedBytes: 0 };
+  const renames = new Map<string, string>();
+  const existing = new Set(ctx.files);
+  let index = 0;
+  for (const path of ctx.files) {
+    const format = IMAGES[extension(path)];
+    if (format === undefined) continue;
+    ctx.signal.throwIfAborted();
+    const target =
+      ctx.params.imageFormat !== 'keep' && CONVERTIBLE.has(format) ? ctx.params.imageFormat : format;
+    const renamed =
+      target === format ? path : `${path.slice(0, -extension(path).length)}${formatInfo(target)!.extension}`;
+    if (renamed !== path && existing.has(renamed)) continue; // a file of that name is already there
+    const full = join(ctx.root, path);
+    const before = (await stat(full)).size;
+    const workDir = join(ctx.workDir, `image-${index++}`);
+    await mkdir(workDir);
+    let result: { path: string; format: string };
+    try {
+      result = await ctx.images.process({
+        input: {
+          path: full,
+          name: posix.basename(path),
+          kind: 'image',
+          format,
+          mime: formatInfo(format)!.mime,
+          size: before,
+        },
+        params:
+          target === format
+            ? { compression: ctx.params.compression }
+            : { compression: ctx.params.compression, format: target },
+        workDir,
+        signal: ctx.signal,
+        wantMetadata: false,
+      });
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      continue; // an image the processor cannot read stays as it is
+    }
+    report.images++;
+    const after = (await stat(result.path)).size;
+    if (result.path === full || result.format !== target || after >= before) continue;
+    await copyFile(result.path, join(ctx.root, renamed));
+    if (renamed === path) {
+      report.savedBytes += before - after;
+      continue;
+    }
+    renames.set(path, renamed);
+    report.converted++;
+    // With <picture> the original stays as the fallback: the converted file is added, not swapped.
+    if (ctx.params.picture) report.savedBytes -= after;
+    else {
+      await rm(full);
+      report.savedBytes += before - after;
+    }
+  }
+  const mime = formatInfo(ctx.params.imageFormat === 'keep' ? 'webp' : ctx.params.imageFormat)!.mime;
+  for (const path of ctx.files) {
+    ctx.signal.throwIfAborted();
+    if (await minifyFile(ctx, path, renames, mime)) report.minified++;
+  }
+  return report;
+}
+
+async function minifyFile(
+  ctx: SiteContext,
+  path: string,
+  renames: Map<string, string>,
+  mime: string,
+): Promise<boolean> {
+  const ext = extension(path);
+  if (!['html', 'htm', 'css', 'js', 'mjs', 'json'].includes(ext)) return false;
+  const full = join(ctx.root, path);
+  const before = await stat(full);
+  if (before.size > ctx.maxTextBytes) return false;
+  const text = await readFile(full, 'utf8');
+  let next: string;
+  try {
+    if (ext === 'html' || ext === 'htm') {
+      const linked = ctx.params.picture
+        ? wrapInPicture(text, path, renames, mime)
+        : rewriteHtml(text, path, renames);
+      next = await minifyHtml(linked);
+    } else if (ext === 'css') {
+      next = minifyCss(ctx.params.picture ? text : rewriteCss(text, path, renames), path);
+    } else if (ext === 'json') {
+      next = minifyJson(text);
+    } else {
+      next = await minifyJs(text);
+    }
+  } catch {
+    return false;
+  }
+  const changedLinks = renames.size > 0 && !ctx.params.picture;
+  if (Buffer.byteLength(next) >= before.size && !changedLinks) return false;
+  await writeFile(full, next);
+  return true;
+}
