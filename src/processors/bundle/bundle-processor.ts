@@ -79,10 +79,12 @@ async function processBundle(
     memoryBytes,
   });
   const metadata = request.wantMetadata ? { files: files.length, ...report } : undefined;
-  if ((await stat(output)).size >= request.input.size) {
-    return { path: request.input.path, format: 'bundle', transformed: false, metadata };
+  // Images converted on request change what the site holds, like a format change: no never-larger rule then.
+  const transformed = params.imageFormat !== 'keep';
+  if (!transformed && (await stat(output)).size >= request.input.size) {
+    return { path: request.input.path, format: 'bundle', transformed, metadata };
   }
-  return { path: output, format: 'bundle', transformed: false, metadata };
+  return { path: output, format: 'bundle', transformed, metadata };
 }
 
 /** The folder holding index.html: the unpacked root, or its single top-level folder. */

@@ -47,58 +47,36 @@ export async function optimiseSite(ctx: SiteContext): Promise<SiteReport> {
   const report: SiteReport = { images: 0, converted: 0, minified: 0, savedBytes: 0 };
   const renames = new Map<string, string>();
   const existing = new Set(ctx.files);
-  let index = 0;
+  const encode = imageEncoder(ctx);
   for (const path of ctx.files) {
     const format = IMAGES[extension(path)];
     if (format === undefined) continue;
     ctx.signal.throwIfAborted();
+    const full = join(ctx.root, path);
+    const before = (await stat(full)).size;
     const target =
       ctx.params.imageFormat !== 'keep' && CONVERTIBLE.has(format) ? ctx.params.imageFormat : format;
     const renamed =
       target === format ? path : `${path.slice(0, -extension(path).length)}${formatInfo(target)!.extension}`;
-    if (renamed !== path && existing.has(renamed)) continue; // a file of that name is already there
-    const full = join(ctx.root, path);
-    const before = (await stat(full)).size;
-    const workDir = join(ctx.workDir, `image-${index++}`);
-    await mkdir(workDir);
-    let result: { path: string; format: string };
-    try {
-      result = await ctx.images.process({
-        input: {
-          path: full,
-          name: posix.basename(path),
-          kind: 'image',
-          format,
-          mime: formatInfo(format)!.mime,
-          size: before,
-        },
-        params:
-          target === format
-            ? { compression: ctx.params.compression }
-            : { compression: ctx.params.compression, format: target },
-        workDir,
-        signal: ctx.signal,
-        wantMetadata: false,
-      });
-    } catch (error) {
-      if (ctx.signal.aborted) throw error;
-      continue; // an image the processor cannot read stays as it is
+    // Converted only when no file of the new name is there already; otherwise optimised in its format.
+    const converting = renamed !== path && !existing.has(renamed);
+    // With <picture> the original stays as the fallback, optimised in its own format.
+    const own = !converting || ctx.params.picture ? await encode(full, format, format) : undefined;
+    if (own !== undefined && own.size < before) {
+      await copyFile(own.path, full);
+      report.savedBytes += before - own.size;
     }
     report.images++;
-    const after = (await stat(result.path)).size;
-    if (result.path === full || result.format !== target || after >= before) continue;
-    await copyFile(result.path, join(ctx.root, renamed));
-    if (renamed === path) {
-      report.savedBytes += before - after;
-      continue;
-    }
+    if (!converting) continue;
+    const converted = await encode(full, format, target);
+    if (converted === undefined || (!ctx.params.picture && converted.size >= before)) continue;
+    await copyFile(converted.path, join(ctx.root, renamed));
     renames.set(path, renamed);
     report.converted++;
-    // With <picture> the original stays as the fallback: the converted file is added, not swapped.
-    if (ctx.params.picture) report.savedBytes -= after;
+    if (ctx.params.picture) report.savedBytes -= converted.size;
     else {
       await rm(full);
-      report.savedBytes += before - after;
+      report.savedBytes += before - converted.size;
     }
   }
   const mime = formatInfo(ctx.params.imageFormat === 'keep' ? 'webp' : ctx.params.imageFormat)!.mime;
@@ -107,6 +85,40 @@ export async function optimiseSite(ctx: SiteContext): Promise<SiteReport> {
     if (await minifyFile(ctx, path, renames, mime)) report.minified++;
   }
   return report;
+}
+
+/** One image through the image processor into `target`; undefined when it cannot be read or did not change. */
+function imageEncoder(ctx: SiteContext) {
+  let index = 0;
+  return async (full: string, format: string, target: string) => {
+    const workDir = join(ctx.workDir, `image-${index++}`);
+    await mkdir(workDir);
+    const params: Record<string, unknown> = { compression: ctx.params.compression };
+    if (target !== format) params.format = target;
+    try {
+      const size = (await stat(full)).size;
+      const input = {
+        path: full,
+        name: posix.basename(full),
+        kind: 'image' as const,
+        format,
+        mime: formatInfo(format)!.mime,
+        size,
+      };
+      const result = await ctx.images.process({
+        input,
+        params,
+        workDir,
+        signal: ctx.signal,
+        wantMetadata: false,
+      });
+      if (result.path === full || result.format !== target) return undefined;
+      return { path: result.path, size: (await stat(result.path)).size };
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      return undefined; // an image the processor cannot read stays as it is
+    }
+  };
 }
 
 async function minifyFile(
