@@ -1,0 +1,61 @@
+/**
+ * A caller's own bucket, written through a connector: the output goes there instead of temporary storage.
+ * One implementation per provider API (S3-compatible with presets for S3, R2, B2 and Spaces; Google Cloud
+ * Storage; Azure Blob Storage). Stores know nothing of HTTP, accounts or jobs: they get credentials, a target
+ * and a local file.
+ */
+
+export const STORE_KINDS = ['s3', 'gcs', 'r2', 'b2', 'spaces', 'azure'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/** Where and how one object is written, already checked against the kind's rules (store-rules.ts). */
+export interface StoreTarget {
+  bucket: string;
+  /** Required by S3, B2 and Spaces (it picks the endpoint); absent for the others. */
+  region: string | undefined;
+  /** Object name: the request's `path` joined with the output's name as store-rules.ts decides. */
+  key: string;
+  contentType: string;
+  acl: string | undefined;
+  storageClass: string | undefined;
+  metadata: Record<string, string>;
+  /** Allowed headers only (Cache-Control, Content-Disposition, ...), by their canonical names. */
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+}
+
+export interface ExternalStore {
+  readonly kind: StoreKind;
+  /** Streams the file to the target (multipart or block uploads for large files); resolves to the object's URL. */
+  write(target: StoreTarget, localPath: string, signal?: AbortSignal): Promise<{ url: string }>;
+  /** Writes and deletes a small object to prove the credentials can write to `bucket`. */
+  probe(bucket: string, region: string | undefined): Promise<void>;
+}
+
+/** A write or probe failure: names the store and says why, never with a credential in it. */
+export class StoreError extends Error {
+  readonly reason: 'credentials' | 'bucket' | 'permission' | 'unreachable' | 'other';
+
+  constructor(kind: StoreKind, reason: StoreError['reason'], detail: string, cause?: unknown) {
+    super(`The ${STORE_NAMES[kind]} store ${REASONS[reason]}: ${detail}`, { cause });
+    this.name = 'StoreError';
+    this.reason = reason;
+  }
+}
+
+export const STORE_NAMES: Record<StoreKind, string> = {
+  s3: 'Amazon S3',
+  gcs: 'Google Cloud Storage',
+  r2: 'Cloudflare R2',
+  b2: 'Backblaze B2',
+  spaces: 'DigitalOcean Spaces',
+  azure: 'Azure Blob Storage',
+};
+
+const REASONS: Record<StoreError['reason'], string> = {
+  credentials: 'refused the credentials',
+  bucket: 'has no such bucket',
+  permission: 'denied the write',
+  unreachable: 'could not be reached',
+  other: 'failed the write',
+};

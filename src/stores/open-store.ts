@@ -1,0 +1,32 @@
+/** A connector's kind and decrypted credentials → the store that writes with them. */
+import { type AzureCredentials, AzureStore } from './azure-store.ts';
+import type { ExternalStore, StoreKind } from './external-store.ts';
+import { type GcsCredentials, GcsStore } from './gcs-store.ts';
+import type { S3Credentials } from './s3/presets.ts';
+import { S3Store } from './s3/s3-store.ts';
+
+export function openStore(kind: StoreKind, credentials: Record<string, unknown>): ExternalStore {
+  switch (kind) {
+    case 'azure':
+      return new AzureStore(credentials as AzureCredentials);
+    case 'gcs':
+      return new GcsStore(credentials as unknown as GcsCredentials);
+    default:
+      return new S3Store(kind, normaliseS3(kind, credentials));
+  }
+}
+
+/** B2 calls its pair key id and application key, Spaces key and secret: one S3 pair underneath. */
+function normaliseS3(kind: StoreKind, c: Record<string, unknown>): S3Credentials {
+  const pick = (...names: string[]) =>
+    names.map((n) => c[n]).find((v) => typeof v === 'string') as string | undefined;
+  const credentials: S3Credentials = {
+    accessKeyId: pick('accessKeyId', 'keyId', 'key') ?? '',
+    secretAccessKey: pick('secretAccessKey', 'applicationKey', 'secret') ?? '',
+  };
+  const accountId = pick('accountId');
+  const endpoint = pick('endpoint');
+  if (kind === 'r2' && accountId !== undefined) credentials.accountId = accountId;
+  if (endpoint !== undefined) credentials.endpoint = endpoint;
+  return credentials;
+}

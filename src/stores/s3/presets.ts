@@ -1,0 +1,69 @@
+/**
+ * R2, B2 and Spaces speak the S3 API: each is a preset of the one S3-compatible store (s3-store.ts), that
+ * is its endpoint, its public URL form, and whether it has per-object ACLs. Every preset takes an `endpoint`
+ * override (S3-compatible gateways, and the tests' S3 server), which switches to path-style addressing.
+ */
+export type S3Family = 's3' | 'r2' | 'b2' | 'spaces';
+
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** R2's account id (its endpoint is per account). */
+  accountId?: string;
+  /** Overrides the provider's endpoint: an S3-compatible server of the operator's own. */
+  endpoint?: string;
+}
+
+export interface S3Preset {
+  /** The API endpoint for a bucket's region; undefined lets the AWS SDK pick (S3). */
+  endpoint(credentials: S3Credentials, region: string | undefined): string | undefined;
+  /** The region the request is signed for. */
+  signingRegion(region: string | undefined): string;
+  /** The object's usual public URL. */
+  url(credentials: S3Credentials, bucket: string, region: string | undefined, key: string): string;
+  /** Per-object ACLs exist (x-amz-acl on PutObject): S3 and Spaces; R2 and B2 set access per bucket. */
+  objectAcl: boolean;
+}
+
+const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+
+export const S3_PRESETS: Record<S3Family, S3Preset> = {
+  s3: {
+    endpoint: (c) => c.endpoint,
+    signingRegion: (region) => region ?? 'us-east-1',
+    url: (_, bucket, region, key) =>
+      `https://${bucket}.s3.${region ?? 'us-east-1'}.amazonaws.com/${encodeKey(key)}`,
+    objectAcl: true,
+  },
+  r2: {
+    endpoint: (c) => c.endpoint ?? `https://${c.accountId}.r2.cloudflarestorage.com`,
+    signingRegion: () => 'auto',
+    url: (c, bucket, _, key) => `https://${c.accountId}.r2.cloudflarestorage.com/${bucket}/${encodeKey(key)}`,
+    objectAcl: false,
+  },
+  b2: {
+    endpoint: (c, region) => c.endpoint ?? `https://s3.${region}.backblazeb2.com`,
+    signingRegion: (region) => region ?? 'us-west-000',
+    url: (_, bucket, region, key) => `https://${bucket}.s3.${region}.backblazeb2.com/${encodeKey(key)}`,
+    objectAcl: false,
+  },
+  spaces: {
+    endpoint: (c, region) => c.endpoint ?? `https://${region}.digitaloceanspaces.com`,
+    signingRegion: (region) => region ?? 'us-east-1',
+    url: (_, bucket, region, key) => `https://${bucket}.${region}.digitaloceanspaces.com/${encodeKey(key)}`,
+    objectAcl: true,
+  },
+};
+
+/** With an endpoint override, the URL is path-style on that endpoint. */
+export function objectUrl(
+  family: S3Family,
+  credentials: S3Credentials,
+  bucket: string,
+  region: string | undefined,
+  key: string,
+) {
+  if (credentials.endpoint !== undefined)
+    return `${credentials.endpoint.replace(/\/+$/, '')}/${bucket}/${encodeKey(key)}`;
+  return S3_PRESETS[family].url(credentials, bucket, region, key);
+}
