@@ -5,7 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { DeleteObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  PutObjectCommand,
+  PutObjectTaggingCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { type ExternalStore, StoreError, type StoreTarget } from '../external-store.ts';
 import { objectUrl, S3_PRESETS, type S3Credentials, type S3Family } from './presets.ts';
@@ -71,6 +77,13 @@ export class S3Store implements ExternalStore {
     signal?.addEventListener('abort', abort, { once: true });
     try {
       await upload.done();
+      // Tags go on with PutObjectTagging, the one way that works for single and multipart uploads alike.
+      if (Object.keys(target.tags).length > 0) {
+        const TagSet = Object.entries(target.tags).map(([Key, Value]) => ({ Key, Value }));
+        await client.send(
+          new PutObjectTaggingCommand({ Bucket: target.bucket, Key: target.key, Tagging: { TagSet } }),
+        );
+      }
     } catch (error) {
       throw this.#failure(error);
     } finally {
