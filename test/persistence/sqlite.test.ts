@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteAccountStore } from '../../src/persistence/sqlite/sqlite-account-store.ts';
+import { SqliteConnectorStore } from '../../src/persistence/sqlite/sqlite-connector-store.ts';
 import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
 import { SqliteJobStore } from '../../src/persistence/sqlite/sqlite-job-store.ts';
 import { accountStoreContract } from '../contracts/account-store.contract.ts';
+import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
 import { jobQueueContract } from '../contracts/job-queue.contract.ts';
 import { jobStoreContract } from '../contracts/job-store.contract.ts';
 
@@ -42,4 +44,19 @@ jobQueueContract('sqlite', async () => {
 accountStoreContract('sqlite', async () => {
   const db = openDatabase(':memory:');
   return { store: new SqliteAccountStore(db), close: async () => db.close() };
+});
+
+connectorStoreContract('sqlite', async () => {
+  const db = openDatabase(':memory:');
+  const accounts = new SqliteAccountStore(db);
+  for (const id of ['acc-a', 'acc-b']) {
+    await accounts.createAccount(
+      { id, name: id, rateLimit: 10, webhookSecret: 'x', createdAt: 0 },
+      {
+        key: { id: `key-${id}`, accountId: id, prefix: id, createdAt: 0, revokedAt: undefined },
+        hash: `hash-${id}`,
+      },
+    );
+  }
+  return { store: new SqliteConnectorStore(db), accounts: ['acc-a', 'acc-b'] };
 });

@@ -74,4 +74,17 @@ export const MIGRATIONS: string[] = [
   `,
   // Progress (0-100) of a processing job, reported by long processors (video, audio).
   'ALTER TABLE jobs ADD COLUMN progress INTEGER;',
+  // Store connectors: credentials encrypted by the service (src/connectors/credential-cipher.ts).
+  `
+  CREATE TABLE connectors (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    hint TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX connectors_account ON connectors(account_id, created_at);
+  `,
 ];
