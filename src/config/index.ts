@@ -5,6 +5,7 @@
  * `presso config`, from the same declarations.
  */
 import { resolve } from 'node:path';
+import { connectorsConfig } from '../connectors/config.ts';
 import { storageConfig } from '../files/config.ts';
 import { serverConfig } from '../http/config.ts';
 import { jobsConfig } from '../jobs/config.ts';
@@ -58,6 +59,7 @@ const SECTIONS = {
   webhooks: webhooksConfig,
   storage: storageConfig,
   rateLimit: rateLimitConfig,
+  connectors: connectorsConfig,
   images: imageConfig,
   videos: videoConfig,
   audio: audioConfig,

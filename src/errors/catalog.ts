@@ -35,6 +35,7 @@ export const ERRORS = {
   // the program, so a client must not retry it as it would a transient server fault (issue 10).
   TOOL_MISSING: { status: 422, message: 'A program this file needs is not installed on this server.' },
   UPSTREAM_FAILED: { status: 502, message: 'The source could not be fetched.' },
+  STORE_WRITE_FAILED: { status: 502, message: 'The output could not be written to the external store.' },
   UNAVAILABLE: { status: 503, message: 'The service is unavailable; retry later.' },
   INSUFFICIENT_STORAGE: { status: 507, message: 'The server is out of storage space; retry later.' },
 } as const satisfies Record<string, CatalogEntry>;
@@ -215,6 +216,13 @@ export class HeadersTooLargeError extends PressoError {
 export class UpstreamError extends PressoError {
   constructor(message: string, cause?: unknown) {
     super('UPSTREAM_FAILED', message, { cause });
+  }
+}
+
+/** The caller's external store refused or failed the write; the message names the store and why, never a secret. */
+export class StoreWriteError extends PressoError {
+  constructor(message: string, cause?: unknown) {
+    super('STORE_WRITE_FAILED', message, { cause });
   }
 }
 

@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/account-service.ts';
+import type { ConnectorService } from '../connectors/connector-service.ts';
 import { InvalidJsonError, NotFoundError } from '../errors/catalog.ts';
 import type { DiskSpaceMonitor } from '../files/disk-space.ts';
 import type { FileStore } from '../files/file-store.ts';
@@ -23,6 +24,7 @@ import { registerAccessControl } from './plugins/access-control.ts';
 import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
 import './request-context.ts';
 import { accountRoute } from './routes/account.ts';
+import { connectorsRoute } from './routes/connectors.ts';
 import { downloadsRoute } from './routes/downloads.ts';
 import { fetchRoute } from './routes/fetch.ts';
 import { healthRoute } from './routes/health.ts';
@@ -44,6 +46,7 @@ export interface AppDeps {
   queue: JobQueue;
   files: FileStore;
   webhookStore: WebhookStore;
+  connectors: ConnectorService;
   replayWebhook: (deliveryId: string, accountId: string) => Promise<boolean>;
   parser: RequestParser;
   limiter: RateLimiter;
@@ -159,6 +162,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     webhooks: deps.webhookStore,
     replay: deps.replayWebhook,
   });
+  await app.register(connectorsRoute, { connectors: deps.connectors });
   await app.register(openapiRoute);
   await app.register(healthRoute, {
     queue: deps.queue,

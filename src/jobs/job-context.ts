@@ -1,4 +1,5 @@
 /** What the job runner and its phases share: dependencies, options, the per-job scope and the phases' typed outcomes. */
+
 import type { Logger } from 'pino';
 import type { FileStore } from '../files/file-store.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
@@ -8,6 +9,7 @@ import type { FileDescriptor, Job, ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
 import type { UsageRecorder, WebhookTrigger } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
+import type { OutputDestinations } from './output-destinations.ts';
 
 export interface JobRunnerOptions {
   workRoot: string;
@@ -28,6 +30,8 @@ export interface JobRunnerDeps {
   usage: UsageRecorder;
   /** Receives the finished job of every request that named a webhook URL. */
   webhooks: WebhookTrigger;
+  /** Writes outputs of requests that named an external store. */
+  destinations: OutputDestinations;
 }
 
 /** What every step of one job can see: the job, its private directory, its abort signal and the runner's wiring. */

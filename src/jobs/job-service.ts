@@ -14,6 +14,7 @@ import type { JobEvents } from './job-events.ts';
 import type { JobQueue } from './job-queue.ts';
 import type { UsageDelta, UsageRecorder } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
+import type { OutputDestinations } from './output-destinations.ts';
 import type { ParsedFetchRequest, ParsedRequest } from './request-params.ts';
 
 export interface JobServiceOptions {
@@ -30,6 +31,8 @@ export interface JobServiceDeps {
   outbound: OutboundClient;
   usage: UsageRecorder;
   logger: Logger;
+  /** Checks a request's `store` against the account's connectors before the job is recorded. */
+  destinations: OutputDestinations;
 }
 
 export class JobService {
@@ -56,6 +59,7 @@ export class JobService {
   ): Promise<Job> {
     const { jobId, received, request } = args;
     if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
+    if (request.params.store) await this.#deps.destinations.check(args.accountId, request.params.store);
     await this.#deps.files.putFile(jobKeys.input(jobId), this.uploadPath(jobId));
     const job = await this.#deps.store
       .create({
@@ -82,6 +86,7 @@ export class JobService {
     const { request } = args;
     await this.#deps.outbound.checkUrl(request.url, 'url');
     if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
+    if (request.params.store) await this.#deps.destinations.check(args.accountId, request.params.store);
     const job = await this.#deps.store.create({
       id: args.jobId,
       accountId: args.accountId,

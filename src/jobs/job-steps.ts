@@ -34,7 +34,29 @@ export async function publish(
   acquired: AcquiredInput,
   produced: ProducedOutput,
 ): Promise<JobOutput> {
+  if (c.job.params.store !== undefined) {
+    const store = c.job.params.store;
+    return step(c, 'deliver-output', () => deliverOutput(c, store, produced));
+  }
   return step(c, 'store-output', () => storeOutput(c, acquired, produced));
+}
+
+/** To the caller's own bucket through their connector: nothing is kept in temporary storage. */
+async function deliverOutput(
+  c: JobScope,
+  store: Record<string, unknown>,
+  { result, descriptor }: ProducedOutput,
+) {
+  const file = { path: result.path, name: descriptor.name, mime: descriptor.mime };
+  const { url } = await c.deps.destinations.deliver(c.job.accountId, store, file, c.signal);
+  return {
+    descriptor,
+    key: jobKeys.output(c.job.id, descriptor.name),
+    // The object stays in the caller's store; the record's own expiry is the temporary outputs' one.
+    expiresAt: Date.now() + c.options.outputTtlMs,
+    url,
+    metadata: result.metadata,
+  };
 }
 
 async function acquireInput(c: JobScope): Promise<{ inputPath: string; received: ReceivedFile }> {

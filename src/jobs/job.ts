@@ -44,6 +44,8 @@ export type JobSource = { type: 'upload' } | { type: 'fetch'; url: string; heade
 export interface JobParams {
   [namespace: string]: unknown;
   metadata?: boolean;
+  /** The external store the output goes to (checked against the account's connector at submission). */
+  store?: Record<string, unknown>;
 }
 
 export interface JobOutput {

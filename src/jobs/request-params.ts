@@ -50,17 +50,53 @@ function commonProperties(registry: ProcessorRegistry): Record<string, TSchema> 
         { additionalProperties: false },
       ),
     ),
-    store: Type.Optional(
-      Type.Object(
-        {},
-        {
-          description: 'External store target (connector id, bucket, path, ...).',
-          additionalProperties: true,
-        },
-      ),
-    ),
+    store: Type.Optional(STORE_SCHEMA),
   };
 }
+
+const text = (description: string, maxLength = 1024) => Type.String({ minLength: 1, maxLength, description });
+const stringMap = (description: string) =>
+  Type.Record(Type.String({ maxLength: 128 }), Type.String({ maxLength: 2048 }), { description });
+
+/**
+ * The `store` object (the interface's store table). Which fields a kind takes, and their values, depend on the
+ * connector's kind: checked after the connector is looked up (src/stores/store-rules.ts), still as one 422.
+ */
+const STORE_SCHEMA = Type.Object(
+  {
+    id: text('Connector id (POST /1.0/connectors).', 128),
+    bucket: Type.Optional(text('Target bucket (the container for Azure).', 255)),
+    container: Type.Optional(
+      text('Azure: the container (the same as bucket; if both are given they must agree).', 255),
+    ),
+    region: Type.Optional(
+      text('Region of the bucket: required for S3, B2 and Spaces, refused for GCS, R2 and Azure.', 64),
+    ),
+    path: Type.Optional(
+      text(
+        'Object path without a leading slash. Ending in `/` (or omitted): a folder the output name is appended to.',
+      ),
+    ),
+    acl: Type.Optional(
+      text('Object ACL (S3, R2, B2, Spaces: default public-read; GCS: publicRead; not Azure).', 64),
+    ),
+    class: Type.Optional(
+      text(
+        'S3 storage class: standard (default), reduced-redundancy, standard-ia, onezone-ia, intelligent-tiering, glacier, deep-archive.',
+        64,
+      ),
+    ),
+    metadata: Type.Optional(stringMap('Custom object metadata.')),
+    headers: Type.Optional(
+      stringMap('HTTP headers stored with the object; allowed names depend on the store kind.'),
+    ),
+    tags: Type.Optional(stringMap('Object tags (S3 only).')),
+  },
+  {
+    additionalProperties: false,
+    description: 'Write the output to your own bucket through a stored connector.',
+  },
+);
 
 export class RequestParser {
   readonly uploadDataSchema: TSchema;
@@ -118,13 +154,12 @@ export class RequestParser {
         }
       }
     }
-    if (body.store !== undefined) {
-      errors.push({ field: 'store', message: 'External stores are not set up on this server yet.' });
-    }
     if (errors.length > 0) throw new ValidationError(errors);
     const params: JobParams = {};
     for (const kind of FILE_KINDS) if (body[kind] !== undefined) params[kind] = body[kind];
     if (body.metadata === true) params.metadata = true;
+    // Checked against the connector's kind when the job is submitted (JobService, OutputDestinations).
+    if (body.store !== undefined) params.store = body.store as Record<string, unknown>;
     const webhook = body.webhook as { url: string } | undefined;
     return { params, webhookUrl: webhook?.url, forceAsync: body.async === true || webhook !== undefined };
   }

@@ -4,6 +4,7 @@
  * service graph over whichever set it gets, so a new mode writes a factory and nothing else.
  */
 import type { AccountStore } from '../accounts/account-store.ts';
+import type { ConnectorStore } from '../connectors/connector-store.ts';
 import type { FileStore } from '../files/file-store.ts';
 import type { JobEvents } from '../jobs/job-events.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
@@ -19,6 +20,9 @@ export interface Backends {
   limiter: RateLimiter;
   webhookStore: WebhookStore;
   accountStore: AccountStore;
+  connectorStore: ConnectorStore;
+  /** The AES-256 key of connector credentials (the operator's, or the one kept in the embedded data directory). */
+  connectorKey: Buffer;
   /**
    * The local directory that holds working files (uploads in flight, per-job work directories) and,
    * in the embedded mode, everything else; readiness watches its free space.

@@ -9,6 +9,7 @@ import { LocalFileStore } from '../files/local-file-store.ts';
 import { LocalJobEvents } from '../jobs/job-events.ts';
 import { openDatabase } from '../persistence/sqlite/database.ts';
 import { SqliteAccountStore } from '../persistence/sqlite/sqlite-account-store.ts';
+import { SqliteConnectorStore } from '../persistence/sqlite/sqlite-connector-store.ts';
 import { SqliteJobQueue } from '../persistence/sqlite/sqlite-job-queue.ts';
 import { SqliteJobStore } from '../persistence/sqlite/sqlite-job-store.ts';
 import { SqliteWebhookStore } from '../persistence/sqlite/sqlite-webhook-store.ts';
@@ -19,7 +20,7 @@ import { dataPaths, ensureEncryptionKey } from './data-dir.ts';
 /** `logger` receives what the backends cannot throw to anyone: failures of the queue's own bookkeeping. */
 export async function openEmbeddedBackends(config: Config, logger: Logger): Promise<Backends> {
   const paths = dataPaths(config.dataDir);
-  await ensureEncryptionKey(paths.encryptionKey);
+  const connectorKey = config.connectors.key ?? (await ensureEncryptionKey(paths.encryptionKey)).key;
   const db = openDatabase(paths.database);
   const limiter = new MemoryRateLimiter({ windowMs: config.rateLimit.windowMs });
   const events = new LocalJobEvents();
@@ -34,6 +35,8 @@ export async function openEmbeddedBackends(config: Config, logger: Logger): Prom
     limiter,
     webhookStore: new SqliteWebhookStore(db),
     accountStore: new SqliteAccountStore(db),
+    connectorStore: new SqliteConnectorStore(db),
+    connectorKey,
     localDataDir: config.dataDir,
     async close() {
       await limiter.close();

@@ -7,6 +7,8 @@ import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { AccountService } from '../accounts/account-service.ts';
 import type { Config } from '../config/index.ts';
+import { ConnectorService } from '../connectors/connector-service.ts';
+import { CredentialCipher } from '../connectors/credential-cipher.ts';
 import { DiskSpaceMonitor } from '../files/disk-space.ts';
 import { JobRunner } from '../jobs/job-runner.ts';
 import { JobService } from '../jobs/job-service.ts';
@@ -31,6 +33,7 @@ export interface Services extends Omit<Backends, 'close'> {
   config: Config;
   logger: Logger;
   accounts: AccountService;
+  connectors: ConnectorService;
   outbound: OutboundClient;
   processors: ProcessorRegistry;
   parser: RequestParser;
@@ -81,8 +84,13 @@ export function buildServices(
     ],
   );
   registry = processors;
+  const connectors = new ConnectorService(
+    backends.connectorStore,
+    new CredentialCipher(backends.connectorKey),
+    outbound,
+  );
   const jobs = new JobService(
-    { store: jobStore, queue, events, files, outbound, usage: accounts, logger },
+    { store: jobStore, queue, events, files, outbound, usage: accounts, logger, destinations: connectors },
     {
       workRoot,
       asyncThresholdBytes: config.jobs.asyncThresholdBytes,
@@ -107,6 +115,7 @@ export function buildServices(
       outbound,
       usage: accounts,
       webhooks: dispatcher,
+      destinations: connectors,
       logger: logger.child({ component: 'worker' }),
     },
     {
@@ -127,6 +136,7 @@ export function buildServices(
     config,
     logger,
     accounts,
+    connectors,
     outbound,
     processors,
     parser: new RequestParser(processors),

@@ -48,6 +48,11 @@ describe('JobService with a full queue database', () => {
         events: new LocalJobEvents(),
         files: new LocalFileStore(join(dir, 'files')),
         outbound: new FetchOutboundClient(),
+        // No request here names an external store.
+        destinations: {
+          check: () => Promise.reject(new Error('no store in this test')),
+          deliver: () => Promise.reject(new Error('no store in this test')),
+        },
         usage: {
           addUsage: async (_accountId, delta) => {
             counted.push(delta);
