@@ -1,12 +1,13 @@
 /**
- * `presso` command line: `serve` runs the embedded default; the other commands manage accounts and
- * keys in the same data directory (stop nothing: SQLite in WAL mode takes a second writer safely).
+ * `presso` command line: `serve` runs the embedded default; the other commands manage accounts, keys and
+ * store connectors in the same data directory (stop nothing: SQLite in WAL mode takes a second writer safely).
  */
 import { parseArgs } from 'node:util';
 import { describeConfig, loadConfig } from '../config/index.ts';
 import { ConfigError } from '../errors/catalog.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { accountCommand, keyCommand } from './admin-commands.ts';
+import { connectorCommand } from './connector-command.ts';
 import { openapiCommand, serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -18,6 +19,11 @@ Commands:
   account list                            List accounts with their keys (prefixes only)
   key create --account ID                 Create another API key for an account
   key revoke KEY_ID                       Revoke a key
+  connector add --account ID --kind K --bucket B [--region R] [--name N] --credentials JSON|@file
+                                          Add a store connector (s3, r2, b2, spaces, gcs, azure) after a probe write
+  connector list --account ID             List an account's connectors (masked hints)
+  connector remove CONNECTOR_ID --account ID
+  connector test CONNECTOR_ID --account ID --bucket B [--region R]
   openapi                                 Print the OpenAPI 3.1 document
   config                                  Print every PRESSO_* variable with its default
 
@@ -31,6 +37,10 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       'rate-limit': { type: 'string' },
       account: { type: 'string' },
+      kind: { type: 'string' },
+      bucket: { type: 'string' },
+      region: { type: 'string' },
+      credentials: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,6 +63,8 @@ async function main(argv: string[]): Promise<number> {
       return accountCommand(config, sub, values);
     case 'key':
       return keyCommand(config, sub, rest[0] ?? values.account, values);
+    case 'connector':
+      return connectorCommand(config, sub, rest[0], values);
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 2;
