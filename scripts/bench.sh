@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Every benchmark, one command each: `npm run bench` (images), `npm run bench:media`, `npm run bench:documents`,
-# `npm run bench:archives`.
-# Usage: scripts/bench.sh <images|media|documents|archives> [args for the run, such as --quick]. Each runs the set-up
+# `npm run bench:archives`, `npm run bench:stores`.
+# Usage: scripts/bench.sh <images|media|documents|archives|stores> [args for the run, such as --quick]. Each runs the set-up
 # (Debian tools + npm), downloads its corpus from Debian packages (scripts/corpus.sh with its list), then
 # bench/<name>/run.ts, which prints its table, writes it into the README and writes bench/results/*.json.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-name="${1:?usage: scripts/bench.sh <images|media|documents|archives> [args]}"
+name="${1:?usage: scripts/bench.sh <images|media|documents|archives|stores> [args]}"
 shift
 case "$name" in
   images | media | archives) list=scripts/corpus/bench-images.txt ;; # media clips and archived folders come with these packages
   documents) list=scripts/corpus/bench-documents.txt ;;
-  *) echo "scripts/bench.sh: unknown benchmark '$name' (images, media, documents, archives)" >&2; exit 2 ;;
+  stores) list=scripts/corpus/test.txt ;; # no corpus: random bytes; the small test list keeps the launcher uniform
+  *) echo "scripts/bench.sh: unknown benchmark '$name' (images, media, documents, archives, stores)" >&2; exit 2 ;;
 esac
 scripts/setup.sh
 export PRESSO_BENCH_CORPUS="${PRESSO_BENCH_CORPUS:-.corpus/bench}"

@@ -1,5 +1,5 @@
 /**
- * Azure Blob Storage through the official SDK: block blobs uploaded in 8 MiB blocks, two in flight, from the
+ * Azure Blob Storage through the official SDK: block blobs uploaded in 4 MiB blocks, four in flight, from the
  * file (memory does not grow with it). Credentials: account name and key, a connection string (which also
  * carries a custom endpoint, e.g. Azurite), or an account name and a SAS token. Azure has no per-object ACL.
  */
@@ -14,7 +14,7 @@ export interface AzureCredentials {
   sasToken?: string;
 }
 
-const BLOCK_BYTES = 8 * 1024 ** 2;
+const BLOCK_BYTES = 4 * 1024 ** 2;
 
 export class AzureStore implements ExternalStore {
   readonly kind = 'azure' as const;
@@ -41,7 +41,8 @@ export class AzureStore implements ExternalStore {
     try {
       await blob.uploadFile(localPath, {
         blockSize: BLOCK_BYTES,
-        concurrency: 2,
+        // Four 4 MiB blocks in flight (16 MiB): as fast as the SDK's default here, with a fixed memory bound.
+        concurrency: 4,
         abortSignal: signal,
         metadata: target.metadata,
         blobHTTPHeaders: {

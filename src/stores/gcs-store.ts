@@ -1,6 +1,6 @@
 /**
  * Google Cloud Storage through the official SDK with a service account: files up to 8 MiB in one multipart
- * request, larger ones as resumable uploads in 8 MiB chunks (memory does not grow with the file). The ACL
+ * request, larger ones as a resumable upload streamed from the file (memory does not grow with it). The ACL
  * is the request's predefined ACL (`publicRead` by default). `apiEndpoint` points the SDK at another server
  * (the tests' JSON-API server); the SDK then does not ask Google for tokens.
  */
@@ -15,7 +15,7 @@ export interface GcsCredentials {
   apiEndpoint?: string;
 }
 
-const CHUNK_BYTES = 8 * 1024 ** 2;
+const SINGLE_REQUEST_BYTES = 8 * 1024 ** 2;
 
 export class GcsStore implements ExternalStore {
   readonly kind = 'gcs' as const;
@@ -44,8 +44,9 @@ export class GcsStore implements ExternalStore {
         .bucket(target.bucket)
         .upload(localPath, {
           destination: target.key,
-          resumable: size > CHUNK_BYTES,
-          chunkSize: CHUNK_BYTES,
+          // Resumable above 8 MiB, as one streamed request (no chunk size: a round trip per chunk was 1.5x slower
+          // than the SDK's default on a 20 MB file, bench/stores); the file is read as it is sent.
+          resumable: size > SINGLE_REQUEST_BYTES,
           predefinedAcl: target.acl as never,
           metadata: {
             contentType: target.contentType,
