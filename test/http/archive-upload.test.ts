@@ -63,8 +63,9 @@ describe('POST /1.0/upload: an archive', () => {
     execFileSync('tar', ['-tJf', path]);
   });
 
-  test('a bomb and an escaping member are 422 with the reason; the server keeps serving', async () => {
+  test('a bomb and an escaping member are 422 with the reason; the server keeps serving, its memory bounded', async () => {
     const bombs = writeBombs(dir);
+    const rssBefore = process.memoryUsage().rss;
     const bomb = await assertErrorBody(await presso.upload(bombs.zip, {}), 422);
     assert.match(String(bomb.message), /refused before unpacking: it unpacks to 1\d{3} times its size/);
     const escapes = writeEscapes(dir);
@@ -72,6 +73,10 @@ describe('POST /1.0/upload: an archive', () => {
     assert.match(String(escaped.message), /would be written outside the archive's folder/);
     const next = await presso.upload(samples.tar, {});
     assert.equal(next.status, 200);
+    // The 100 MB bombs were refused from their listings (and by child processes' file-size limits): the
+    // service's own memory did not take them in.
+    const grown = process.memoryUsage().rss - rssBefore;
+    assert.ok(grown < 64 * 1024 ** 2, `RSS grew by ${Math.round(grown / 1024 ** 2)} MB`);
   });
 
   test('bad archive parameters are 422 on their fields', async () => {

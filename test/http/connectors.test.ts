@@ -203,6 +203,17 @@ describe('connectors and store', () => {
     assert.match(JSON.stringify(probe.errors), /"field":"bucket".*Amazon S3 store has no such bucket/);
   });
 
+  test('a write the store refuses is 502 naming the store and the cause; an async job fails the same way', async () => {
+    const store = { id: connectors.s3, bucket: 'gone-bucket', region: 'us-east-1' };
+    const sync = await assertErrorBody(await presso.upload(photo, { store }), 502);
+    assert.match(String(sync.message), /The Amazon S3 store has no such bucket/);
+    assert.doesNotMatch(String(sync.message), /S3RVER/);
+    const ack = (await (await presso.upload(photo, { store, async: true })).json()) as { id: string };
+    const failed = (await presso.waitForJob(ack.id)) as { status: string; message?: string };
+    assert.equal(failed.status, 'failed');
+    assert.match(String(failed.message), /Amazon S3 store has no such bucket/);
+  });
+
   test('a deleted connector is gone: 204, then 404 on use and on delete', async () => {
     const created = (await (
       await post('/1.0/connectors', {
