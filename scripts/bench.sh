@@ -12,11 +12,11 @@ shift
 case "$name" in
   images | media | archives) list=scripts/corpus/bench-images.txt ;; # media clips and archived folders come with these packages
   documents) list=scripts/corpus/bench-documents.txt ;;
-  stores) list=scripts/corpus/test.txt ;; # no corpus: random bytes; the small test list keeps the launcher uniform
+  stores) list='' ;; # random bytes, no corpus
   *) echo "scripts/bench.sh: unknown benchmark '$name' (images, media, documents, archives, stores)" >&2; exit 2 ;;
 esac
 scripts/setup.sh
 export PRESSO_BENCH_CORPUS="${PRESSO_BENCH_CORPUS:-.corpus/bench}"
-bash scripts/corpus.sh "$PRESSO_BENCH_CORPUS" "$list"
+[ -z "$list" ] || bash scripts/corpus.sh "$PRESSO_BENCH_CORPUS" "$list"
 export PATH="$root/node_modules/.bin:$PATH"
 node "bench/$name/run.ts" "$@"

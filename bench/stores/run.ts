@@ -6,14 +6,13 @@
  * presets (R2, B2, Spaces) share the S3 store's code path and are not run apart. Prints a Markdown table,
  * writes it into README.md between the bench:stores markers, and writes bench/results/stores.json.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { startFakeGcs } from '../../test/support/fake-gcs.ts';
 import { startAzurite, startS3rver } from '../../test/support/store-servers.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
@@ -35,7 +34,12 @@ interface Measure {
   maxRssMb: number;
 }
 
-/** Asynchronous: the servers run in this process, so its event loop must keep serving during the upload. */
+/**
+ * Asynchronous: the servers run in this process, so its event loop must keep serving during the upload. The GCS
+ * test server keeps each upload in memory: in this process, the garbage of one 200 MB upload slowed the next, and
+ * a slow server made the next client's RSS grow (SDK and Presso alike, 600 MB for 200 MB). Each GCS upload gets a
+ * fresh server in a process of its own.
+ */
 async function upload(
   way: 'presso' | 'sdk',
   kind: string,
@@ -43,19 +47,36 @@ async function upload(
   key: string,
   settings: unknown,
 ): Promise<Measure> {
-  const child = [
-    join(import.meta.dirname, 'upload-child.ts'),
-    way,
-    kind,
-    file,
-    key,
-    JSON.stringify(settings),
-  ];
-  const { stdout } = await execFileAsync(process.execPath, child, { encoding: 'utf8', maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Measure;
+  const gcs = kind === 'gcs' ? await gcsServer() : undefined;
+  const withServer = gcs === undefined ? settings : { ...(settings as object), apiEndpoint: gcs.url };
+  try {
+    const child = [
+      join(import.meta.dirname, 'upload-child.ts'),
+      way,
+      kind,
+      file,
+      key,
+      JSON.stringify(withServer),
+    ];
+    const { stdout } = await execFileAsync(process.execPath, child, { encoding: 'utf8', maxBuffer: 1 << 20 });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as Measure;
+  } finally {
+    gcs?.child.kill('SIGTERM');
+  }
 }
 
-const [s3, azurite, gcs] = await Promise.all([startS3rver(['out']), startAzurite(), startFakeGcs(['out'])]);
+async function gcsServer(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'gcs-server-child.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((ok, fail) => {
+    child.stdout!.once('data', (chunk: Buffer) => ok(chunk.toString().trim()));
+    child.once('exit', () => fail(new Error('the GCS test server exited')));
+  });
+  return { url, child };
+}
+
+const [s3, azurite] = await Promise.all([startS3rver(['out']), startAzurite()]);
 await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('out').create();
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const serviceAccount = {
@@ -65,7 +86,7 @@ const serviceAccount = {
 const KINDS: [string, string, unknown][] = [
   ['s3', 's3rver', { endpoint: s3.endpoint }],
   ['azure', 'Azurite 3.36', { connectionString: azurite.connectionString }],
-  ['gcs', 'JSON-API test server', { serviceAccount, apiEndpoint: gcs.url }],
+  ['gcs', 'JSON-API test server', { serviceAccount }],
 ];
 
 const rows: { kind: string; server: string; mb: number; presso: Measure; sdk: Measure; ratio: number }[] = [];
@@ -75,7 +96,6 @@ for (const mb of SIZES_MB) {
   for (const [kind, server, settings] of KINDS) {
     const sdk = await upload('sdk', kind, file, `sdk-${mb}`, settings);
     const presso = await upload('presso', kind, file, `presso-${mb}`, settings);
-    gcs.objects.clear(); // the GCS test server keeps objects in its own memory
     rows.push({ kind, server, mb, presso, sdk, ratio: sdk.wallMs / presso.wallMs });
     console.log(
       `${kind} ${mb} MB: Presso ${presso.wallMs.toFixed(0)} ms (${presso.maxRssMb.toFixed(0)} MB RSS), SDK ${sdk.wallMs.toFixed(0)} ms (${sdk.maxRssMb.toFixed(0)} MB RSS)`,
@@ -83,7 +103,7 @@ for (const mb of SIZES_MB) {
   }
   rmSync(file);
 }
-await Promise.all([s3.close(), azurite.close(), gcs.close()]);
+await Promise.all([s3.close(), azurite.close()]);
 
 const date = new Date().toISOString().slice(0, 10);
 const big = Math.max(...SIZES_MB);

@@ -37,20 +37,26 @@ export const CREDENTIAL_SCHEMAS: Record<StoreKind, TSchema> = {
     { key: str('Spaces access key'), secret: str('Spaces secret key'), endpoint },
     { additionalProperties: false },
   ),
-  gcs: Type.Object(
-    {
-      serviceAccount: Type.Object(
-        {
-          client_email: str('service account e-mail'),
-          private_key: str('PEM private key'),
-          project_id: Type.Optional(str('project id')),
-        },
-        { additionalProperties: true, description: 'the service-account key file (JSON)' },
-      ),
-      apiEndpoint: endpoint,
-    },
-    { additionalProperties: false },
-  ),
+  gcs: Type.Union([
+    Type.Object(
+      {
+        serviceAccount: Type.Object(
+          {
+            client_email: str('service account e-mail'),
+            private_key: str('PEM private key'),
+            project_id: Type.Optional(str('project id')),
+          },
+          { additionalProperties: true, description: 'the service-account key file (JSON)' },
+        ),
+        apiEndpoint: endpoint,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { hmacAccessId: str('HMAC access id'), hmacSecret: str('HMAC secret'), endpoint },
+      { additionalProperties: false, description: 'HMAC keys, used through the S3-compatible XML API' },
+    ),
+  ]),
   azure: Type.Union([
     Type.Object(
       { accountName: str('storage account name'), accountKey: str('account key') },
@@ -68,7 +74,11 @@ export const CREDENTIAL_SCHEMAS: Record<StoreKind, TSchema> = {
 export function credentialHint(kind: StoreKind, credentials: Record<string, unknown>): string {
   const id =
     kind === 'gcs'
-      ? String((credentials.serviceAccount as { client_email?: string })?.client_email ?? '')
+      ? String(
+          (credentials.serviceAccount as { client_email?: string })?.client_email ??
+            credentials.hmacAccessId ??
+            '',
+        )
       : kind === 'azure'
         ? String(
             credentials.accountName ??
@@ -76,7 +86,7 @@ export function credentialHint(kind: StoreKind, credentials: Record<string, unkn
               '',
           )
         : String(credentials.accessKeyId ?? credentials.keyId ?? credentials.key ?? '');
-  if (kind === 'gcs' || kind === 'azure') return id; // account names and e-mails are not secrets
+  if ((kind === 'gcs' && credentials.serviceAccount !== undefined) || kind === 'azure') return id; // not secrets
   return id.length <= 8 ? '…' : `${id.slice(0, 4)}…${id.slice(-4)}`;
 }
 

@@ -31,7 +31,6 @@ export class GcsStore implements ExternalStore {
       projectId: serviceAccount.project_id,
       credentials: { client_email: serviceAccount.client_email, private_key: serviceAccount.private_key },
       ...(apiEndpoint === undefined ? {} : { apiEndpoint }),
-      retryOptions: { maxRetries: 2 },
     });
   }
 

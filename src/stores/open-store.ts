@@ -10,19 +10,22 @@ export function openStore(kind: StoreKind, credentials: Record<string, unknown>)
     case 'azure':
       return new AzureStore(credentials as AzureCredentials);
     case 'gcs':
+      // HMAC keys go through GCS's S3-compatible XML API; a service account through the official SDK.
+      if (typeof credentials.hmacAccessId === 'string')
+        return new S3Store('gcs', normaliseS3('gcs', credentials));
       return new GcsStore(credentials as unknown as GcsCredentials);
     default:
       return new S3Store(kind, normaliseS3(kind, credentials));
   }
 }
 
-/** B2 calls its pair key id and application key, Spaces key and secret: one S3 pair underneath. */
+/** B2 calls its pair key id and application key, Spaces key and secret, GCS HMAC access id and secret: one S3 pair. */
 function normaliseS3(kind: StoreKind, c: Record<string, unknown>): S3Credentials {
   const pick = (...names: string[]) =>
     names.map((n) => c[n]).find((v) => typeof v === 'string') as string | undefined;
   const credentials: S3Credentials = {
-    accessKeyId: pick('accessKeyId', 'keyId', 'key') ?? '',
-    secretAccessKey: pick('secretAccessKey', 'applicationKey', 'secret') ?? '',
+    accessKeyId: pick('accessKeyId', 'keyId', 'key', 'hmacAccessId') ?? '',
+    secretAccessKey: pick('secretAccessKey', 'applicationKey', 'secret', 'hmacSecret') ?? '',
   };
   const accountId = pick('accountId');
   const endpoint = pick('endpoint');

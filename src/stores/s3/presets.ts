@@ -3,7 +3,8 @@
  * is its endpoint, its public URL form, and whether it has per-object ACLs. Every preset takes an `endpoint`
  * override (S3-compatible gateways, and the tests' S3 server), which switches to path-style addressing.
  */
-export type S3Family = 's3' | 'r2' | 'b2' | 'spaces';
+/** The S3 API's users: S3 and its presets, and GCS with HMAC keys (its XML API is S3-compatible). */
+export type S3Family = 's3' | 'r2' | 'b2' | 'spaces' | 'gcs';
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -21,8 +22,10 @@ export interface S3Preset {
   signingRegion(region: string | undefined): string;
   /** The object's usual public URL. */
   url(credentials: S3Credentials, bucket: string, region: string | undefined, key: string): string;
-  /** Per-object ACLs exist (x-amz-acl on PutObject): S3 and Spaces; R2 and B2 set access per bucket. */
+  /** Per-object ACLs exist (x-amz-acl on PutObject): S3, Spaces, GCS; R2 and B2 set access per bucket. */
   objectAcl: boolean;
+  /** The canned-ACL name of the request's `acl` where the kind names its ACLs otherwise (GCS: publicRead). */
+  cannedAcl?: (acl: string) => string;
 }
 
 const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
@@ -52,6 +55,14 @@ export const S3_PRESETS: Record<S3Family, S3Preset> = {
     signingRegion: (region) => region ?? 'us-east-1',
     url: (_, bucket, region, key) => `https://${bucket}.${region}.digitaloceanspaces.com/${encodeKey(key)}`,
     objectAcl: true,
+  },
+  gcs: {
+    endpoint: (c) => c.endpoint ?? 'https://storage.googleapis.com',
+    signingRegion: () => 'auto',
+    url: (_, bucket, __, key) => `https://storage.googleapis.com/${bucket}/${encodeKey(key)}`,
+    objectAcl: true,
+    // GCS's predefined ACL names (the store object's) in the XML API's canned form: publicRead → public-read.
+    cannedAcl: (acl) => acl.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`),
   },
 };
 

@@ -1,5 +1,5 @@
 /**
- * The S3-compatible store (AWS S3, and R2, B2 and Spaces through their presets): the AWS SDK v3 client,
+ * The S3-compatible store (AWS S3, and R2, B2, Spaces and GCS with HMAC keys through their presets): the AWS SDK v3 client,
  * with lib-storage's multipart upload streaming the file in 8 MiB parts (two in flight), so memory does not
  * grow with the file. The ACL is sent on the PutObject itself (never a separate PutObjectAcl call).
  */
@@ -43,7 +43,8 @@ export class S3Store implements ExternalStore {
     };
     if (endpoint !== undefined) {
       config.endpoint = endpoint;
-      config.forcePathStyle = this.#credentials.endpoint !== undefined || this.kind === 'r2';
+      config.forcePathStyle =
+        this.#credentials.endpoint !== undefined || this.kind === 'r2' || this.kind === 'gcs';
     }
     return new S3Client(config);
   }
@@ -68,7 +69,7 @@ export class S3Store implements ExternalStore {
         Expires: h.Expires === undefined ? undefined : new Date(h.Expires),
         Metadata: target.metadata,
         StorageClass: target.storageClass as never,
-        ACL: S3_PRESETS[this.kind].objectAcl ? (target.acl as never) : undefined,
+        ACL: this.#acl(target.acl) as never,
         Tagging:
           Object.keys(target.tags).length === 0 ? undefined : new URLSearchParams(target.tags).toString(),
       },
@@ -91,6 +92,12 @@ export class S3Store implements ExternalStore {
       client.destroy();
     }
     return { url: objectUrl(this.kind, this.#credentials, target.bucket, target.region, target.key) };
+  }
+
+  #acl(acl: string | undefined): string | undefined {
+    const preset = S3_PRESETS[this.kind];
+    if (!preset.objectAcl || acl === undefined) return undefined;
+    return preset.cannedAcl?.(acl) ?? acl;
   }
 
   async probe(bucket: string, region: string | undefined): Promise<void> {
