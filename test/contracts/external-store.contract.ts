@@ -20,6 +20,8 @@ export interface StoredObject {
   metadata: Record<string, string>;
   tags?: Record<string, string>;
   storageClass?: string;
+  /** The ACL the server recorded, where it reports one (the GCS test server; s3rver and Azurite do not). */
+  acl?: string;
 }
 
 export interface StoreUnderTest {
@@ -30,7 +32,8 @@ export interface StoreUnderTest {
   readBack(key: string): Promise<StoredObject | undefined>;
   /** Keys currently in the bucket (to see that the probe cleaned up). */
   keys(): Promise<string[]>;
-  capabilities: { tags: boolean; storageClass: boolean };
+  /** `acl`: the value to write and expect back, where the server reports the ACL it got. */
+  capabilities: { tags: boolean; storageClass: boolean; acl?: string };
 }
 
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
@@ -72,6 +75,7 @@ export function externalStoreContract(
           },
           ...(s.capabilities.tags ? { tags: { project: 'alpha' } } : {}),
           ...(s.capabilities.storageClass ? { storageClass: 'STANDARD_IA' } : {}),
+          ...(s.capabilities.acl === undefined ? {} : { acl: s.capabilities.acl }),
         }),
         file,
       );
@@ -85,6 +89,7 @@ export function externalStoreContract(
       assert.equal(stored.metadata.origin, 'presso-test');
       if (s.capabilities.tags) assert.deepEqual(stored.tags, { project: 'alpha' });
       if (s.capabilities.storageClass) assert.equal(stored.storageClass, 'STANDARD_IA');
+      if (s.capabilities.acl !== undefined) assert.equal(stored.acl, s.capabilities.acl);
     });
 
     it('streams a file larger than one part (multipart, blocks or resumable chunks)', async () => {

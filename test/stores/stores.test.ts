@@ -121,7 +121,7 @@ externalStoreContract('gcs', async () => {
     store: openStore('gcs', { serviceAccount, apiEndpoint: server.url }),
     bucket: 'out',
     region: undefined,
-    capabilities: { tags: false, storageClass: false },
+    capabilities: { tags: false, storageClass: false, acl: 'publicRead' },
     async readBack(key) {
       const file = reader.bucket('out').file(key);
       const [exists] = await file.exists();
@@ -134,6 +134,7 @@ externalStoreContract('gcs', async () => {
         cacheControl: metadata.cacheControl,
         contentDisposition: metadata.contentDisposition,
         metadata: (metadata.metadata ?? {}) as Record<string, string>,
+        acl: server.objects.get(`out/${key}`)?.predefinedAcl,
       };
     },
     async keys() {

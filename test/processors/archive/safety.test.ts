@@ -40,6 +40,30 @@ test('bombs are refused before unpacking: a gzip stream past the budget, a ZIP o
   await assertRefused(bombs.zip, {}, /unpacks to 1\d{3} times its size \(limit 200\)/, generous);
 });
 
+test('more members than the limit are refused from the listing', async () => {
+  const dir = join(scratch(), 'many');
+  mkdirSync(dir);
+  execFileSync('bash', ['-c', 'for i in 1 2 3 4 5; do echo $i > f$i.txt; done && zip -q many.zip f*.txt'], {
+    cwd: dir,
+  });
+  const few = createArchiveProcessor(() => undefined, { maxMembers: 4 });
+  await assertRefused(join(dir, 'many.zip'), {}, /it has 5 members, more than the limit of 4/, few);
+});
+
+test('a hard link to a path outside the folder is refused', async () => {
+  const dir = join(scratch(), 'hardlink');
+  mkdirSync(dir);
+  execFileSync(
+    'bash',
+    [
+      '-c',
+      "echo x > a.txt && ln a.txt b.txt && bsdtar -cf link.tar -P -s ',^a.txt$,../../outside.txt,' a.txt b.txt",
+    ],
+    { cwd: dir },
+  );
+  await assertRefused(join(dir, 'link.tar'), {}, /outside the archive's folder/);
+});
+
 test('overlapping ZIP entries (members sharing compressed data) are refused', async () => {
   await assertRefused(writeOverlappingZip(scratch()), {}, /overlapping-entry archive bomb/);
 });
