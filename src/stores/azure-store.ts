@@ -84,8 +84,13 @@ function failure(error: unknown): StoreError {
     .split('\n')[0]!
     .slice(0, 300);
   if (/ContainerNotFound/.test(code)) return new StoreError('azure', 'bucket', message, error);
-  if (/AuthenticationFailed|InvalidAuthenticationInfo/.test(code))
+  // Azure answers a wrong key with AuthenticationFailed; Azurite with AuthorizationFailure and this message.
+  if (
+    /AuthenticationFailed|InvalidAuthenticationInfo/.test(code) ||
+    /failed to authenticate/i.test(message)
+  ) {
     return new StoreError('azure', 'credentials', message, error);
+  }
   if (status === 403) return new StoreError('azure', 'permission', message, error);
   if (status === undefined && /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN/.test(code + message)) {
     return new StoreError('azure', 'unreachable', message, error);

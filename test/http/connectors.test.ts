@@ -193,6 +193,20 @@ describe('connectors and store', () => {
     );
     const body = await assertErrorBody(response, 404);
     assert.match(String(body.message), /store\.id/);
+    const wrongKey = azurite.connectionString.replace(
+      /AccountKey=[^;]+/,
+      `AccountKey=${Buffer.alloc(64, 1).toString('base64')}`,
+    );
+    const refused = await post('/1.0/connectors', {
+      kind: 'azure',
+      credentials: { connectionString: wrongKey },
+      bucket: 'out',
+    });
+    const credentialsError = await assertErrorBody(refused, 422);
+    assert.match(
+      JSON.stringify(credentialsError.errors),
+      /"field":"credentials".*Azure Blob Storage store refused the credentials/,
+    );
     const missing = await post('/1.0/connectors', {
       kind: 's3',
       credentials: credentials('s3'),
