@@ -65,13 +65,15 @@ export interface EncodeContext {
   hasAlpha: boolean;
   /** Encoder quality for the lossy JPEG/WebP/AVIF/TIFF settings; default: the level's tuned value. */
   quality?: number;
+  /** JPEG chroma at full resolution (4:4:4) instead of 4:2:0: the checked search's last resort. */
+  fullChroma?: boolean;
 }
 
 /** Sets the output format and its options on `pipeline` (sharp encodes when the output is written). */
 export function applyEncoder(
   pipeline: Sharp,
   format: RasterFormat,
-  { level, hasAlpha, quality }: EncodeContext,
+  { level, hasAlpha, quality, fullChroma }: EncodeContext,
 ): Sharp {
   switch (format) {
     case 'jpeg':
@@ -79,7 +81,11 @@ export function applyEncoder(
       if (hasAlpha) pipeline = pipeline.flatten({ background: '#ffffff' });
       return level === 'lossless'
         ? pipeline.jpeg({ mozjpeg: true, quality: JPEG_NEAR_LOSSLESS_QUALITY, chromaSubsampling: '4:4:4' })
-        : pipeline.jpeg({ mozjpeg: true, quality: quality ?? JPEG[level].quality });
+        : pipeline.jpeg({
+            mozjpeg: true,
+            quality: quality ?? JPEG[level].quality,
+            ...(fullChroma ? { chromaSubsampling: '4:4:4' } : {}),
+          });
     case 'png':
       return level === 'lossless' ? pipeline.png(LOSSLESS_PNG) : pipeline.png(paletteOptions(level));
     case 'webp':

@@ -199,6 +199,19 @@ export async function tunedLossy(
     exactProxy: proxy.tiles[0] === wide,
     ceiling: LOSSY_RANGES[format][level].max,
     search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
+    ...(format === 'jpeg'
+      ? {
+          fullChroma: async (quality: number) => {
+            const options = { level, hasAlpha: context.hasAlpha, quality, fullChroma: true };
+            const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
+            return {
+              output: buffer,
+              size: buffer.length,
+              score: await scoreEncodedAgainstMosaic(wide, buffer, format),
+            };
+          },
+        }
+      : {}),
     produce: async (quality) => {
       const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
       const buffer = await encoder.toBuffer();

@@ -75,4 +75,30 @@ describe('checked search', () => {
     assert.equal(result.quality, 70);
     assert.deepEqual(encoder.produced, [70]);
   });
+
+  it('tries the ceiling with full chroma when even the ceiling misses, and only then', async () => {
+    const encoder = encoderScoring((q) => 70 + q / 10);
+    const fullChroma: number[] = [];
+    const result = await checkedSearch({
+      target: 80,
+      search: misreadingProxy,
+      produce: encoder.produce,
+      ceiling: 98,
+      fullChroma: async (quality) => {
+        fullChroma.push(quality);
+        return { output: -quality, size: 20_000, score: 84.2 };
+      },
+    });
+    assert.deepEqual(fullChroma, [98]);
+    assert.equal(result.output, -98);
+    assert.equal(result.score, 84.2);
+    const passing = encoderScoring(() => 80.4);
+    await checkedSearch({
+      target: 80,
+      search: misreadingProxy,
+      produce: passing.produce,
+      ceiling: 98,
+      fullChroma: async () => assert.fail('not needed when a round passes'),
+    });
+  });
 });

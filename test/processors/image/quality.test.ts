@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import sharp from 'sharp';
 import { decodeJpegMosaic, decodeRgb, mosaic } from '../../../src/processors/image/quality/pixels.ts';
 import {
@@ -11,6 +11,7 @@ import {
   scoreAgainstMosaic,
   scoreEncodedAgainstMosaic,
   scoreOutput,
+  scorePixels,
 } from '../../../src/processors/image/quality/score.ts';
 import { searchQuality } from '../../../src/processors/image/quality/search.ts';
 import { ssimulacra2 } from '../../../src/processors/image/quality/ssimulacra2.ts';
@@ -179,4 +180,34 @@ describe('compression levels meet their perceptual targets', () => {
       assert.ok(score >= QUALITY_TARGETS.high, `${format}: ${score.toFixed(1)}`);
     }
   });
+});
+
+test('JPEG of colour detail that 4:2:0 halves still meets high: the search ends on full chroma', async () => {
+  // One-pixel red/blue columns over a grey ramp: 4:2:0 averages each pair of columns to purple.
+  const width = 256;
+  const height = 128;
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      const grey = Math.round((x / width) * 120) + 60;
+      data[i] = x % 2 === 0 ? 220 : grey;
+      data[i + 1] = grey;
+      data[i + 2] = x % 2 === 0 ? grey : 220;
+    }
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'presso-chroma-'));
+  try {
+    const path = join(dir, 'columns.png');
+    await sharp(data, { raw: { width, height, channels: 3 } })
+      .png()
+      .toFile(path);
+    const result = await runImage(path, { compression: 'high', format: 'jpeg' });
+    const score = await scorePixels(await decodeRgb(path), await decodeRgb(await readFile(result.path)));
+    assert.ok(score >= QUALITY_TARGETS.high, `score ${score.toFixed(2)}`);
+    const sampling = (await sharp(result.path).metadata()).chromaSubsampling;
+    assert.equal(sampling, '4:4:4');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -33,6 +33,12 @@ export interface CheckedSearchOptions<T> {
   exactProxy?: boolean;
   /** The highest quality of the encoder's range: the last resort when no round's output meets the target. */
   ceiling?: number;
+  /**
+   * The ceiling again with full-resolution chroma (JPEG 4:4:4), when even the ceiling misses: colour detail
+   * that 4:2:0 halves (fine coloured lines, a fractal render: julia-set.png's JPEG scored 48 at q95 4:2:0)
+   * cannot reach the target at any quality otherwise.
+   */
+  fullChroma?: (quality: number) => Promise<{ output: T; size: number; score: number }>;
 }
 
 export interface CheckedSearchResult<T> {
@@ -76,6 +82,12 @@ export async function checkedSearch<T>(options: CheckedSearchOptions<T>): Promis
       if (score > best!.score) best = { output, size, score, quality, proxyScore: undefined, trials };
       if (score >= target) break;
     }
+  }
+  if (options.fullChroma !== undefined && best!.score < target) {
+    options.signal?.throwIfAborted();
+    const quality = Math.max(ceiling ?? best!.quality, best!.quality);
+    const { output, size, score } = await options.fullChroma(quality);
+    if (score > best!.score) best = { output, size, score, quality, proxyScore: undefined, trials };
   }
   const { size: _, ...result } = best!;
   return { ...result, trials };
