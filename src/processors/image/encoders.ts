@@ -67,13 +67,18 @@ export interface EncodeContext {
   quality?: number;
   /** JPEG chroma at full resolution (4:4:4) instead of 4:2:0: the checked search's last resort. */
   fullChroma?: boolean;
+  /**
+   * WebP near-lossless preprocessing level (0–100, lower is stronger), the checked search's last resort
+   * for WebP, which has no lossy 4:4:4: `quality` is ignored then.
+   */
+  nearLossless?: number;
 }
 
 /** Sets the output format and its options on `pipeline` (sharp encodes when the output is written). */
 export function applyEncoder(
   pipeline: Sharp,
   format: RasterFormat,
-  { level, hasAlpha, quality, fullChroma }: EncodeContext,
+  { level, hasAlpha, quality, fullChroma, nearLossless }: EncodeContext,
 ): Sharp {
   switch (format) {
     case 'jpeg':
@@ -89,6 +94,9 @@ export function applyEncoder(
     case 'png':
       return level === 'lossless' ? pipeline.png(LOSSLESS_PNG) : pipeline.png(paletteOptions(level));
     case 'webp':
+      if (nearLossless !== undefined) {
+        return pipeline.webp({ nearLossless: true, quality: nearLossless, effort: WEBP_EFFORT });
+      }
       return level === 'lossless'
         ? pipeline.webp({ lossless: true, effort: 6 })
         : pipeline.webp({

@@ -6,7 +6,7 @@
  */
 import type { Sharp } from 'sharp';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
-import { applyEncoder, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
+import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
 import { paletteOptions } from './png-tuning.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import {
@@ -165,6 +165,9 @@ export async function probePalette(reference: LossyReference, level: LossyLevel)
  */
 const BYTES_PER_POINT = 0.07;
 
+/** libwebp's near-lossless level for the last resort (60: each pixel within a few levels; 100 is lossless). */
+const WEBP_NEAR_LOSSLESS_LAST_RESORT = 60;
+
 function memoOf(reference: LossyReference, format: LossyFormat): TrialMemo {
   const memo = reference.memos.get(format) ?? new Map();
   reference.memos.set(format, memo);
@@ -199,19 +202,23 @@ export async function tunedLossy(
     exactProxy: proxy.tiles[0] === wide,
     ceiling: LOSSY_RANGES[format][level].max,
     search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
-    ...(format === 'jpeg'
-      ? {
-          fullChroma: async (quality: number) => {
-            const options = { level, hasAlpha: context.hasAlpha, quality, fullChroma: true };
-            const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
-            return {
-              output: buffer,
-              size: buffer.length,
-              score: await scoreEncodedAgainstMosaic(wide, buffer, format),
-            };
-          },
-        }
-      : {}),
+    lastResort: async (quality: number) => {
+      const encode = async (options: EncodeContext) => {
+        const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
+        return {
+          output: buffer,
+          size: buffer.length,
+          score: await scoreEncodedAgainstMosaic(wide, buffer, format),
+        };
+      };
+      const base = { level, hasAlpha: context.hasAlpha, quality };
+      if (format === 'jpeg') return encode({ ...base, fullChroma: true });
+      if (format === 'avif') return encode(base); // already 4:4:4: nothing else to try
+      // WebP: near-lossless keeps every pixel within a few levels, so it scores far above any target (the
+      // stronger preprocessing first: it is the smaller file).
+      const near = await encode({ ...base, nearLossless: WEBP_NEAR_LOSSLESS_LAST_RESORT });
+      return near.score >= QUALITY_TARGETS[level] ? near : encode({ ...base, nearLossless: 100 });
+    },
     produce: async (quality) => {
       const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
       const buffer = await encoder.toBuffer();

@@ -78,18 +78,18 @@ describe('checked search', () => {
 
   it('tries the ceiling with full chroma when even the ceiling misses, and only then', async () => {
     const encoder = encoderScoring((q) => 70 + q / 10);
-    const fullChroma: number[] = [];
+    const lastResort: number[] = [];
     const result = await checkedSearch({
       target: 80,
       search: misreadingProxy,
       produce: encoder.produce,
       ceiling: 98,
-      fullChroma: async (quality) => {
-        fullChroma.push(quality);
+      lastResort: async (quality) => {
+        lastResort.push(quality);
         return { output: -quality, size: 20_000, score: 84.2 };
       },
     });
-    assert.deepEqual(fullChroma, [98]);
+    assert.deepEqual(lastResort, [98]);
     assert.equal(result.output, -98);
     assert.equal(result.score, 84.2);
     const passing = encoderScoring(() => 80.4);
@@ -98,7 +98,7 @@ describe('checked search', () => {
       search: misreadingProxy,
       produce: passing.produce,
       ceiling: 98,
-      fullChroma: async () => assert.fail('not needed when a round passes'),
+      lastResort: async () => assert.fail('not needed when a round passes'),
     });
   });
 });

@@ -182,7 +182,7 @@ describe('compression levels meet their perceptual targets', () => {
   });
 });
 
-test('JPEG of colour detail that 4:2:0 halves still meets high: the search ends on full chroma', async () => {
+test('JPEG and WebP of colour detail that 4:2:0 halves still meet high: 4:4:4 JPEG, near-lossless WebP', async () => {
   // One-pixel red/blue columns over a grey ramp: 4:2:0 averages each pair of columns to purple.
   const width = 256;
   const height = 128;
@@ -202,11 +202,16 @@ test('JPEG of colour detail that 4:2:0 halves still meets high: the search ends 
     await sharp(data, { raw: { width, height, channels: 3 } })
       .png()
       .toFile(path);
-    const result = await runImage(path, { compression: 'high', format: 'jpeg' });
-    const score = await scorePixels(await decodeRgb(path), await decodeRgb(await readFile(result.path)));
-    assert.ok(score >= QUALITY_TARGETS.high, `score ${score.toFixed(2)}`);
-    const sampling = (await sharp(result.path).metadata()).chromaSubsampling;
-    assert.equal(sampling, '4:4:4');
+    const original = await decodeRgb(path);
+    const jpeg = await runImage(path, { compression: 'high', format: 'jpeg' });
+    const jpegScore = await scorePixels(original, await decodeRgb(await readFile(jpeg.path)));
+    assert.ok(jpegScore >= QUALITY_TARGETS.high, `JPEG score ${jpegScore.toFixed(2)}`);
+    assert.equal((await sharp(jpeg.path).metadata()).chromaSubsampling, '4:4:4');
+    const webp = await runImage(path, { compression: 'high', format: 'webp' });
+    const webpScore = await scorePixels(original, await decodeRgb(await readFile(webp.path)));
+    assert.ok(webpScore >= QUALITY_TARGETS.high, `WebP score ${webpScore.toFixed(2)}`);
+    // Lossless WebP (VP8L): the near-lossless last resort, not a lossy (VP8) encode.
+    assert.equal((await readFile(webp.path)).subarray(12, 16).toString('latin1'), 'VP8L');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

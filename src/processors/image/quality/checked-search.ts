@@ -34,11 +34,12 @@ export interface CheckedSearchOptions<T> {
   /** The highest quality of the encoder's range: the last resort when no round's output meets the target. */
   ceiling?: number;
   /**
-   * The ceiling again with full-resolution chroma (JPEG 4:4:4), when even the ceiling misses: colour detail
-   * that 4:2:0 halves (fine coloured lines, a fractal render: julia-set.png's JPEG scored 48 at q95 4:2:0)
-   * cannot reach the target at any quality otherwise.
+   * A different encoding mode, tried when even the ceiling misses: colour detail that 4:2:0 halves (fine
+   * coloured lines, a fractal render: julia-set.png scored 48 as JPEG q95 4:2:0 and as WebP q100) cannot
+   * reach the target at any quality otherwise. JPEG: the ceiling with 4:4:4 chroma; WebP (which has no
+   * lossy 4:4:4): near-lossless. Given the quality the search ended on.
    */
-  fullChroma?: (quality: number) => Promise<{ output: T; size: number; score: number }>;
+  lastResort?: (quality: number) => Promise<{ output: T; size: number; score: number }>;
 }
 
 export interface CheckedSearchResult<T> {
@@ -83,10 +84,10 @@ export async function checkedSearch<T>(options: CheckedSearchOptions<T>): Promis
       if (score >= target) break;
     }
   }
-  if (options.fullChroma !== undefined && best!.score < target) {
+  if (options.lastResort !== undefined && best!.score < target) {
     options.signal?.throwIfAborted();
     const quality = Math.max(ceiling ?? best!.quality, best!.quality);
-    const { output, size, score } = await options.fullChroma(quality);
+    const { output, size, score } = await options.lastResort(quality);
     if (score > best!.score) best = { output, size, score, quality, proxyScore: undefined, trials };
   }
   const { size: _, ...result } = best!;
