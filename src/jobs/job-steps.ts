@@ -16,8 +16,18 @@ import { type AcquiredInput, type JobScope, type ProducedOutput, step } from './
 
 export async function acquire(c: JobScope): Promise<AcquiredInput> {
   const { inputPath, received } = await step(c, 'acquire-input', () => acquireInput(c));
-  const detected = await step(c, 'detect-kind', () => detectKind(inputPath, received));
-  const processor = await step(c, 'choose-processor', async () => chooseProcessor(c, detected));
+  let detected = await step(c, 'detect-kind', () => detectKind(inputPath, received));
+  let processor = await step(c, 'choose-processor', async () => chooseProcessor(c, detected));
+  const { refineInput } = processor;
+  if (refineInput !== undefined) {
+    const refined = await step(c, 'refine-kind', () =>
+      refineInput.call(processor, detected, { workDir: c.workDir, signal: c.signal }),
+    );
+    if (refined.kind !== detected.kind || refined.format !== detected.format) {
+      detected = refined;
+      processor = chooseProcessor(c, detected);
+    }
+  }
   const input = { ...received, type: detected.kind, format: detected.format, mime: detected.mime };
   return { inputPath, received, detected, input, processor };
 }

@@ -45,6 +45,9 @@ export const FORMATS: Record<string, FormatInfo> = {
   aac: { kind: 'audio', mime: 'audio/aac', extension: 'aac' },
   aiff: { kind: 'audio', mime: 'audio/aiff', extension: 'aiff' },
   wma: { kind: 'audio', mime: 'audio/x-ms-wma', extension: 'wma' },
+  // Audio-only WebM and Matroska: the magic bytes say video; the video processor's look inside says audio.
+  weba: { kind: 'audio', mime: 'audio/webm', extension: 'weba' },
+  mka: { kind: 'audio', mime: 'audio/x-matroska', extension: 'mka' },
   pdf: { kind: 'pdf', mime: 'application/pdf', extension: 'pdf' },
   docx: {
     kind: 'document',

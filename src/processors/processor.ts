@@ -52,5 +52,14 @@ export interface Processor {
   readonly paramsSchema: TSchema;
   /** Cross-field rules the schema cannot say; returns one entry per problem, fields prefixed by `namespace`. */
   checkParams?(params: Record<string, unknown>, namespace: string): FieldError[];
+  /**
+   * Looks inside an input the magic bytes gave to this processor and answers what it really is: an MP4 or
+   * WebM with no video stream is audio (a podcast's .m4a written with the `isom` brand is sniffed as video
+   * MP4). Returns the input unchanged when it is this processor's; the caller then looks the kind up again.
+   */
+  refineInput?(
+    input: DetectedInput,
+    context: { workDir: string; signal: AbortSignal },
+  ): Promise<DetectedInput>;
   process(request: ProcessRequest): Promise<ProcessResult>;
 }

@@ -69,6 +69,42 @@ describe('video and audio through the API', () => {
     await writeFile(out, await download(presso, result));
     assert.equal(audioStream(probe(out))?.codec_name, 'mp3');
   });
+
+  test('an MP4 or WebM with no video stream is audio: the audio processor takes it', async () => {
+    // ffmpeg writes the `isom` brand for .mp4: the magic bytes say MP4 video, ffprobe finds only audio.
+    const cases = [
+      {
+        name: 'voice.mp4',
+        encode: ['-c:a', 'aac', '-b:a', '160k'],
+        inputFormat: 'm4a',
+        outputFormat: 'm4a',
+        codec: 'aac',
+      },
+      {
+        name: 'voice.webm',
+        encode: ['-c:a', 'libopus', '-b:a', '128k'],
+        inputFormat: 'weba',
+        outputFormat: 'opus',
+        codec: 'opus',
+      },
+    ];
+    for (const c of cases) {
+      const file = makeTone(join(scratch(), c.name), c.encode, 3);
+      const response = await presso.upload(file, { audio: { compression: 'ultra' } });
+      assert.equal(response.status, 200, await response.clone().text());
+      const result = (await response.json()) as CompletedResult;
+      assert.equal(result.input.type, 'audio', c.name);
+      assert.equal(result.input.format, c.inputFormat, c.name);
+      assert.equal(result.output.type, 'audio', c.name);
+      assert.equal(result.output.format, c.outputFormat, c.name);
+      const out = join(scratch(), `out-${c.name}.${c.outputFormat}`);
+      await writeFile(out, await download(presso, result));
+      const probed = probe(out);
+      assert.equal(audioStream(probed)?.codec_name, c.codec, c.name);
+      assert.equal(videoStream(probed), undefined, c.name);
+      assert.ok(Math.abs(Number(probed.format.duration) - 3) < 0.1, `${c.name}: ${probed.format.duration} s`);
+    }
+  });
 });
 
 test('Retry-After follows the time left estimated from progress, never later than by age', () => {

@@ -8,7 +8,7 @@ import { copyFile, lstat, mkdir, stat, utimes } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { detectFile } from '../../media/detect.ts';
 import type { FileKind } from '../../media/formats.ts';
-import type { Processor, ProcessRequest } from '../processor.ts';
+import type { DetectedInput, Processor, ProcessRequest } from '../processor.ts';
 import type { ArchiveLevel } from './formats.ts';
 import type { Member } from './listing.ts';
 
@@ -51,14 +51,23 @@ export async function processMembers(
     const before = await lstat(path).catch(() => undefined);
     if (before === undefined || !before.isFile() || before.size === 0 || before.size > options.maxMemberBytes)
       continue;
-    const detected = await detectFile(path);
-    if (detected === undefined || !MEMBER_KINDS.includes(detected.kind)) continue;
-    const processor = detected.kind === 'archive' ? undefined : options.processorFor(detected.kind);
+    const sniffed = await detectFile(path);
+    if (sniffed === undefined || !MEMBER_KINDS.includes(sniffed.kind)) continue;
+    let detected: DetectedInput = { ...sniffed, path, name: basename(member.path), size: before.size };
+    let processor = detected.kind === 'archive' ? undefined : options.processorFor(detected.kind);
     if (detected.kind !== 'archive' && processor === undefined) continue;
     const workDir = join(options.workDir, `member-${index++}`);
     await mkdir(workDir);
+    // An audio-only MP4 is sniffed as video: the processor looks inside and names its real kind.
+    if (processor?.refineInput !== undefined) {
+      detected = await processor
+        .refineInput(detected, { workDir, signal: options.signal })
+        .catch(() => detected);
+      processor = options.processorFor(detected.kind);
+      if (processor === undefined) continue;
+    }
     const request: ProcessRequest = {
-      input: { ...detected, path, name: basename(member.path), size: before.size },
+      input: detected,
       params: { compression: options.level },
       workDir,
       signal: options.signal,

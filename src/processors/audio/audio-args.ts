@@ -17,6 +17,8 @@ export interface AudioPlan {
 /** The default output: the input's format; uncompressed PCM becomes FLAC, WMA becomes M4A (AAC). */
 export function defaultAudioFormat(inputFormat: string): AudioFormat {
   if (inputFormat === 'wav' || inputFormat === 'aiff') return 'flac';
+  // Audio-only WebM is Opus or Vorbis (the WebM codecs): Ogg Opus keeps the family.
+  if (inputFormat === 'weba') return 'opus';
   return Object.hasOwn(AUDIO_FORMATS, inputFormat) ? (inputFormat as AudioFormat) : 'm4a';
 }
 

@@ -29,6 +29,8 @@ export const AUDIO_INPUT_FORMATS = [
   'wav',
   'aiff',
   'wma',
+  'weba',
+  'mka',
 ] as const;
 
 export type AudioProcessorOptions = Partial<AudioLimits>;

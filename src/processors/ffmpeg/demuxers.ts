@@ -14,6 +14,8 @@ const DEMUXER_BY_FORMAT: Readonly<Record<string, string>> = {
   '3gp': 'mov',
   webm: 'matroska',
   mkv: 'matroska',
+  weba: 'matroska',
+  mka: 'matroska',
   avi: 'avi',
   mpeg: 'mpeg',
   mpegts: 'mpegts',

@@ -7,10 +7,11 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import { formatInfo } from '../../media/formats.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
 import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
-import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import type { ToolRun } from '../shared/run-tool.ts';
@@ -59,8 +60,37 @@ export function createVideoProcessor(
     outputFormats: VIDEO_OUTPUT_FORMATS,
     paramsSchema: videoParamsSchema,
     checkParams: checkVideoParams,
+    refineInput: (input, context) => audioOnly(input, context, limits),
     process: (request) => processVideo(request, limits, encodes),
   };
+}
+
+/** The audio format an audio-only file of each video container is (the same bytes, named for what they hold). */
+const AUDIO_ONLY_FORMAT: Readonly<Record<string, string>> = {
+  mp4: 'm4a',
+  mov: 'm4a',
+  '3gp': 'm4a',
+  webm: 'weba',
+  mkv: 'mka',
+};
+
+/**
+ * A container the magic bytes call video is audio when ffprobe finds no moving picture in it but an audio
+ * stream (cover art is not video): the `isom` brand that ffmpeg and many podcast tools write for an .m4a is
+ * sniffed as MP4 video, as is Opus in WebM.
+ */
+async function audioOnly(
+  input: DetectedInput,
+  context: { workDir: string; signal: AbortSignal },
+  limits: VideoLimits,
+): Promise<DetectedInput> {
+  const audioFormat = AUDIO_ONLY_FORMAT[input.format];
+  if (audioFormat === undefined) return input;
+  const run: ToolRun = { deadline: new Deadline(limits.timeBudgetMs, 'the video'), ...context };
+  const probe = await probeMedia(input.path, input.format, run);
+  if (mainVideo(probe) !== undefined || mainAudio(probe) === undefined) return input;
+  const info = formatInfo(audioFormat);
+  return info === undefined ? input : { ...input, kind: info.kind, format: audioFormat, mime: info.mime };
 }
 
 async function processVideo(
