@@ -17,6 +17,7 @@ import type { ToolRun } from '../shared/run-tool.ts';
 import { audioArgs, planAudioOutput } from './audio-args.ts';
 import { type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
 import { AUDIO_FORMATS } from './encoders.ts';
+import { compensatingGain, measureLoudness } from './loudness.ts';
 import { AUDIO_OUTPUT_FORMATS, audioParamsSchema, checkAudioParams, resolveAudioParams } from './params.ts';
 
 export const AUDIO_INPUT_FORMATS = [
@@ -78,28 +79,41 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   const output = join(request.workDir, `output.${plan.format}`);
   const progress = request.onProgress;
   const seek = seekArgs(input.format, start);
-  await runFfmpeg(
-    [
-      ...seek.before,
-      ...safeInputArgs(input.format, input.path),
-      ...seek.after,
-      ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
-      ...audioArgs(plan, params, probe),
-      '-sn',
-      '-dn',
-      '-fflags',
-      '+bitexact',
-      '-f',
-      AUDIO_FORMATS[plan.format].muxer,
-      output,
-    ],
-    run,
-    {
-      limits: { fileBytes: limits.maxOutputBytes },
-      expectedSeconds: duration,
-      ...(progress === undefined ? {} : { onProgress: (f: number) => progress(Math.floor(f * 99)) }),
-    },
-  );
+  const inputArgs = [
+    ...seek.before,
+    ...safeInputArgs(input.format, input.path),
+    ...seek.after,
+    ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
+  ];
+  const encode = (gainDb: number) =>
+    runFfmpeg(
+      [
+        ...inputArgs,
+        ...audioArgs(plan, params, probe),
+        ...(gainDb === 0 ? [] : ['-af', `volume=${gainDb.toFixed(2)}dB`]),
+        '-sn',
+        '-dn',
+        '-fflags',
+        '+bitexact',
+        '-f',
+        AUDIO_FORMATS[plan.format].muxer,
+        output,
+      ],
+      run,
+      {
+        limits: { fileBytes: limits.maxOutputBytes },
+        expectedSeconds: duration,
+        ...(progress === undefined ? {} : { onProgress: (f: number) => progress(Math.floor(f * 99)) }),
+      },
+    );
+  await encode(0);
+  // A lossy encode that turned the track down (or up) is encoded again with the gain that undoes it.
+  if (!plan.copy && AUDIO_FORMATS[plan.format].perChannel !== undefined) {
+    const before = await measureLoudness(inputArgs, run, 'input');
+    const after = await measureLoudness(safeInputArgs(plan.format, output), run, 'output');
+    const gain = compensatingGain(before, after);
+    if (gain !== 0) await encode(gain);
+  }
   const transformed =
     plan.format !== input.format ||
     params.trim !== undefined ||

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createAudioProcessor } from '../../../src/processors/audio/audio-processor.ts';
 import { AUDIO_OUTPUT_FORMATS, checkAudioParams } from '../../../src/processors/audio/params.ts';
+import { corpus } from '../../support/corpus.ts';
 import {
   audioStream,
   duration,
@@ -62,6 +63,23 @@ describe('audio processor', () => {
       const result = await runProcessor(processor, wav, { format, compression: 'ultra' });
       const lufs = integratedLoudness(result.path);
       assert.ok(Math.abs(lufs - reference) < 1, `${format}: ${lufs} vs ${reference}`);
+    }
+  });
+
+  it('keeps the loudness of real speech where Opus would turn it down (a measured, compensated re-encode)', async () => {
+    // A Debian speech recording: libopus codes it in hybrid SILK/CELT mode at Presso's high and ultra rates
+    // and plain ffmpeg at those rates turns it down by 1.8–1.9 LU (measured here as the premise).
+    const reference = integratedLoudness(corpus.wav);
+    const plain = join(scratch(), 'plain.opus');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', corpus.wav, '-c:a', 'libopus', '-b:a', '40k', plain]);
+    assert.ok(
+      reference - integratedLoudness(plain) > 1,
+      'premise: plain libopus at 40k turns this speech down',
+    );
+    for (const compression of ['high', 'ultra'] as const) {
+      const result = await runProcessor(processor, corpus.wav, { format: 'opus', compression });
+      const lufs = integratedLoudness(result.path);
+      assert.ok(Math.abs(lufs - reference) <= 0.6, `${compression}: ${lufs} vs ${reference}`);
     }
   });
 

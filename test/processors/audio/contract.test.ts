@@ -1,10 +1,12 @@
 /** The audio processor against the Processor contract, with one generated tone per declared input format. */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after } from 'node:test';
+import { detectFile } from '../../../src/media/detect.ts';
 import { createAudioProcessor } from '../../../src/processors/audio/audio-processor.ts';
+import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { audioStream, makeTone, probe } from '../../support/media.ts';
 
@@ -33,6 +35,18 @@ processorContract('audio', () => createAudioProcessor({ timeBudgetMs: 30 * 60_00
     wav: tone('tone.wav', ['-c:a', 'pcm_s16le']),
     aiff: tone('tone.aiff', ['-c:a', 'pcm_s16be']),
     wma: tone('tone.wma', ['-c:a', 'wmav2']),
+    weba: tone('tone.webm', ['-c:a', 'libopus']),
+    mka: tone('tone.mkv', ['-c:a', 'flac']),
+  },
+  refined: {
+    formats: ['weba', 'mka'],
+    async refine(path) {
+      const sniffed = await detectFile(path);
+      assert.ok(sniffed !== undefined && sniffed.kind === 'video', `${path} is sniffed as video`);
+      const video = createVideoProcessor();
+      const input = { ...sniffed, path, name: basename(path), size: (await stat(path)).size };
+      return video.refineInput!(input, { workDir: dir, signal: new AbortController().signal });
+    },
   },
   corrupt: [cut, junk],
   // A 10 minute tone to Opus: long enough that every abort lands mid-run.
