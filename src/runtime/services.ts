@@ -76,7 +76,8 @@ export function buildServices(
       images,
       createVideoProcessor(config.videos),
       createAudioProcessor(config.audio),
-      createPdfProcessor(config.pdf),
+      // Images embedded in PDFs are recompressed in place through the same image processor.
+      createPdfProcessor({ ...config.pdf, images }),
       // Pictures inside office documents go through the same image processor and its memory budget.
       createDocumentProcessor(images, config.document),
       createArchiveProcessor((kind) => registry?.forKind(kind), config.archive),

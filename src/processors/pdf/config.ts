@@ -4,7 +4,7 @@
  */
 import { bytes, duration, int, type Loaded, list, section } from '../../config/env.ts';
 
-export const PDF_ENGINES = ['ghostscript', 'qpdf'] as const;
+export const PDF_ENGINES = ['images', 'ghostscript', 'qpdf'] as const;
 export type PdfEngineName = (typeof PDF_ENGINES)[number];
 
 export const pdfConfig = section(
@@ -22,7 +22,7 @@ export const pdfConfig = section(
     }),
     engines: list('PRESSO_PDF_ENGINES', {
       default: [...PDF_ENGINES],
-      doc: 'PDF engines tried in this order; the smallest valid result is kept (ghostscript, qpdf)',
+      doc: 'PDF engines tried in this order; the smallest valid result is kept (images, ghostscript, qpdf)',
       check: (item) =>
         (PDF_ENGINES as readonly string[]).includes(item) ? undefined : 'names an unknown engine',
     }),

@@ -8,15 +8,21 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Processor } from '../processor.ts';
 import type { PdfEngineName } from './config.ts';
+import { imageUpdates } from './embedded-images.ts';
 import { ghostscript, type ImageSettings, LADDER } from './ghostscript.ts';
 import type { PageScorer } from './page-score.ts';
 import type { PdfParams } from './params.ts';
+import { applyUpdates, readObjects } from './pdf-objects.ts';
 import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
+import { privateDataUpdates } from './private-data.ts';
 import { LADDER_START, PAGE_TARGETS } from './targets.ts';
 
 export interface EngineJob {
   params: PdfParams;
+  /** The image processor, for the `images` engine (embedded images recompressed in place). */
+  images?: Processor;
   run: PdfToolRun;
   maxTrials: number;
   /** Made on first use: a lossless job renders nothing. */
@@ -39,9 +45,14 @@ export const ENGINES: Record<PdfEngineName, PdfEngine> = {
     rewritesContent: false,
     async optimise(input, job) {
       const output = join(job.run.workDir, 'qpdf.pdf');
-      await finish(input, output, job);
+      await finish(await withoutPrivateData(input, job), output, job);
       return output;
     },
+  },
+  images: {
+    name: 'images',
+    rewritesContent: false,
+    optimise: imagesCandidate,
   },
   ghostscript: {
     name: 'ghostscript',
@@ -49,6 +60,54 @@ export const ENGINES: Record<PdfEngineName, PdfEngine> = {
     optimise: ghostscriptCandidate,
   },
 };
+
+/**
+ * The input without other applications' private data (private-data.ts): no pixel changes, so every
+ * level, `lossless` included, starts from it. A PDF whose objects qpdf cannot list as JSON is used as is.
+ */
+async function withoutPrivateData(input: string, job: EngineJob): Promise<string> {
+  try {
+    const pdf = await readObjects(input, job.run);
+    const updates = privateDataUpdates(pdf);
+    if (updates.size === 0) return input;
+    const output = join(job.run.workDir, 'without-private-data.pdf');
+    await applyUpdates(input, output, pdf, updates, job.run);
+    return output;
+  } catch (error) {
+    if (job.run.signal.aborted || job.run.deadline.isExceeded()) throw error;
+    return input;
+  }
+}
+
+/**
+ * Lossy levels: embedded images recompressed in place (embedded-images.ts), private data dropped, then
+ * the rendered pages scored like every other candidate; a result under the level's target is not offered.
+ */
+async function imagesCandidate(input: string, job: EngineJob): Promise<string | undefined> {
+  const { params, images, run } = job;
+  if (params.compression === 'lossless' || images === undefined) return undefined;
+  const pdf = await readObjects(input, run);
+  const { updates: replaced, pages } = await imageUpdates(input, pdf, {
+    images,
+    level: params.compression,
+    run,
+  });
+  if (replaced.size === 0) return undefined;
+  const updates = new Map([...privateDataUpdates(pdf), ...replaced]);
+  const edited = join(run.workDir, 'images-raw.pdf');
+  await applyUpdates(input, edited, pdf, updates, run);
+  const output = join(run.workDir, 'images.pdf');
+  await finish(edited, output, job);
+  // The pages that draw a replaced image are the ones that can have changed.
+  const score = await (await job.scorer()).score(output, 'images', pages);
+  job.onTrial?.({
+    engine: 'images',
+    settings: `${replaced.size} images as JPEG`,
+    bytes: await size(output),
+    score,
+  });
+  return score >= PAGE_TARGETS[params.compression] ? output : undefined;
+}
 
 /** qpdf's lossless structure pass: object streams, every Flate stream recompressed at level 9. */
 export async function finish(input: string, output: string, job: EngineJob): Promise<void> {

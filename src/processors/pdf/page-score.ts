@@ -16,8 +16,11 @@ export const SCORE_DPI = 96;
 export interface PageScorer {
   /** The pages scored, 1-based. */
   readonly pages: readonly number[];
-  /** The lowest page score of `candidate` (SSIMULACRA 2, 100 = identical). */
-  score(candidate: string, tag: string): Promise<number>;
+  /**
+   * The lowest page score of `candidate` (SSIMULACRA 2, 100 = identical), over `pages` (1-based; at most
+   * `scoredPages` of them, spread) or the scorer's own sample of pages with images.
+   */
+  score(candidate: string, tag: string, pages?: readonly number[]): Promise<number>;
 }
 
 export async function pageScorer(
@@ -28,23 +31,23 @@ export async function pageScorer(
   const { pages: withImages } = await imagePages(reference, run);
   // Spread the sample over the document: first, last and evenly between.
   const pages = spread(withImages.length > 0 ? withImages : [1], options.scoredPages);
+  // Each reference page is drawn once, when first scored.
   const references = new Map<number, RgbImage>();
-  for (const page of pages) {
-    const drawn = await renderPage(
-      reference,
-      page,
-      join(run.workDir, `ref-${page}`),
-      SCORE_DPI,
-      options.gray,
-      run,
-    );
-    references.set(page, await readPnm(drawn));
-  }
+  const referencePage = async (page: number) => {
+    let image = references.get(page);
+    if (image === undefined) {
+      const prefix = join(run.workDir, `ref-${page}`);
+      image = await readPnm(await renderPage(reference, page, prefix, SCORE_DPI, options.gray, run));
+      references.set(page, image);
+    }
+    return image;
+  };
+  for (const page of pages) await referencePage(page);
   return {
     pages,
-    async score(candidate, tag) {
+    async score(candidate, tag, only) {
       let lowest = 100;
-      for (const page of pages) {
+      for (const page of only === undefined ? pages : spread([...only], options.scoredPages)) {
         run.signal.throwIfAborted();
         const drawn = await renderPage(
           candidate,
@@ -54,7 +57,7 @@ export async function pageScorer(
           options.gray,
           run,
         );
-        lowest = Math.min(lowest, await scorePixels(references.get(page)!, await readPnm(drawn)));
+        lowest = Math.min(lowest, await scorePixels(await referencePage(page), await readPnm(drawn)));
       }
       return lowest;
     },

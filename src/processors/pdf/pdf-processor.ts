@@ -17,12 +17,14 @@ import { checkPdfParams } from './params-check.ts';
 import { checkStructure, type PdfToolRun, pageCount } from './pdf-tools.ts';
 
 export type PdfProcessorOptions = Partial<PdfLimits> & {
+  /** The image processor: embedded images are recompressed through it (the `images` engine). */
+  images?: Processor;
   /** Sees every engine trial (tests and the benchmark read the search from it). */
   onTrial?: EngineJob['onTrial'];
 };
 
 export function createPdfProcessor(options: PdfProcessorOptions = {}): Processor {
-  const { onTrial, ...overrides } = options;
+  const { onTrial, images, ...overrides } = options;
   const limits: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...stripUndefined(overrides) };
   return {
     name: 'pdf',
@@ -31,7 +33,7 @@ export function createPdfProcessor(options: PdfProcessorOptions = {}): Processor
     outputFormats: ['pdf'],
     paramsSchema: pdfParamsSchema,
     checkParams: checkPdfParams,
-    process: (request) => processPdf(request, limits, onTrial),
+    process: (request) => processPdf(request, limits, onTrial, images),
   };
 }
 
@@ -39,6 +41,7 @@ async function processPdf(
   request: ProcessRequest,
   limits: PdfLimits,
   onTrial: EngineJob['onTrial'],
+  images: Processor | undefined,
 ): Promise<ProcessResult> {
   const problems = checkPdfParams(request.params, 'pdf');
   if (problems.length > 0) throw new ValidationError(problems);
@@ -66,6 +69,7 @@ async function processPdf(
   const job: EngineJob = {
     params,
     run,
+    ...(images === undefined ? {} : { images }),
     maxTrials: limits.maxTrials,
     scorer: () => {
       scorer ??= pageScorer(opened.path, { scoredPages: limits.scoredPages, gray: params.grayscale }, run);

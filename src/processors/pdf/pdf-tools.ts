@@ -2,6 +2,8 @@
  * The Poppler and qpdf calls the PDF processor makes, each through the shared tool runner (process
  * group, deadline, memory limit): structure check, page count, encryption, rendering.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runTool, type ToolResult, type ToolRun } from '../shared/run-tool.ts';
 
 /** One job's tool context: where and until when tools run, and how much memory each may take. */
@@ -14,8 +16,22 @@ export function pdfTool(
   args: string[],
   run: PdfToolRun,
   captureStdout = false,
+  stdoutFile?: string,
 ): Promise<ToolResult> {
-  return runTool(command, args, run, { limits: { memoryBytes: run.memoryBytes }, captureStdout });
+  return runTool(command, args, run, {
+    limits: { memoryBytes: run.memoryBytes },
+    captureStdout,
+    ...(stdoutFile === undefined ? {} : { stdoutFile }),
+  });
+}
+
+let outputs = 0;
+
+/** A tool's whole stdout (longer than the runner's capped tail), written to a file in the job's folder. */
+export async function pdfToolOutput(command: string, args: string[], run: PdfToolRun): Promise<string> {
+  const file = join(run.workDir, `${command}-${++outputs}.out`);
+  await pdfTool(command, args, run, false, file);
+  return readFile(file, 'utf8');
 }
 
 /** `pdfinfo` fields as printed (`Pages`, `Title`, `Page    1 size`, ...); pages `first`..`last` sized. */
@@ -49,7 +65,8 @@ export async function imagePages(
   path: string,
   run: PdfToolRun,
 ): Promise<{ pages: number[]; images: number }> {
-  const { stdout } = await pdfTool('pdfimages', ['-list', path], run, true);
+  // The whole listing: a PDF with hundreds of images lists more than the runner's capped stdout tail.
+  const stdout = await pdfToolOutput('pdfimages', ['-list', path], run);
   const pages = new Set<number>();
   let images = 0;
   for (const line of stdout.split('\n').slice(2)) {
