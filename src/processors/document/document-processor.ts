@@ -14,6 +14,7 @@ import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './config.ts';
 import { convert, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
 import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams } from './params.ts';
+import { dropThumbnails, renameParts } from './part-references.ts';
 import { readZip, writeZip } from './zip.ts';
 
 const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
@@ -80,12 +81,16 @@ async function processDocument(
     maxEntries: limits.maxParts,
     maxUnzippedBytes: limits.maxUnpackedBytes,
   });
-  await recompressMedia(entries, {
+  const { renames } = await recompressMedia(entries, {
     images,
     level: params.compression,
+    format: params.imageFormat,
     workDir: request.workDir,
     signal: request.signal,
   });
+  renameParts(entries, renames);
+  // Thumbnails are previews, not content; `lossless` promises the document as it was, so keeps them.
+  if (params.compression !== 'lossless') dropThumbnails(entries);
   const repacked = join(request.workDir, `repacked.${format}`);
   await writeFile(repacked, writeZip(entries));
   if ((await stat(repacked)).size >= (await stat(path)).size) {

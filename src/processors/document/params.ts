@@ -5,6 +5,8 @@ export const DOCUMENT_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type DocumentLevel = (typeof DOCUMENT_LEVELS)[number];
 export const DOCUMENT_OUTPUT_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx'] as const;
 export type DocumentOutputFormat = (typeof DOCUMENT_OUTPUT_FORMATS)[number];
+export const DOCUMENT_IMAGE_FORMATS = ['keep', 'jpeg', 'png'] as const;
+export type DocumentImageFormat = (typeof DOCUMENT_IMAGE_FORMATS)[number];
 
 export const documentParamsSchema = Type.Object(
   {
@@ -15,6 +17,22 @@ export const documentParamsSchema = Type.Object(
           'Level the embedded pictures are recompressed at by the image processor (each keeps its format); ' +
           'the container is re-packed with a stronger deflate. `lossless` changes no pixel.',
       }),
+    ),
+    images: Type.Optional(
+      Type.Object(
+        {
+          format: Type.Optional(
+            Type.Enum(DOCUMENT_IMAGE_FORMATS, {
+              default: 'keep',
+              description:
+                "`keep` each picture's format, or convert the pictures to `jpeg` or `png` (formats every office " +
+                'suite displays); a converted picture is kept only when smaller, and pictures with ' +
+                'transparency never become JPEG. References inside the document follow the renamed parts.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
     ),
     format: Type.Optional(
       Type.Enum(DOCUMENT_OUTPUT_FORMATS, {
@@ -29,12 +47,14 @@ export const documentParamsSchema = Type.Object(
 
 export interface DocumentParams {
   compression: DocumentLevel;
+  imageFormat: DocumentImageFormat;
   format: DocumentOutputFormat | undefined;
 }
 
 export function resolveDocumentParams(params: Record<string, unknown>): DocumentParams {
   return {
     compression: (params.compression as DocumentLevel | undefined) ?? 'high',
+    imageFormat: (params.images as { format?: DocumentImageFormat } | undefined)?.format ?? 'keep',
     format: params.format as DocumentOutputFormat | undefined,
   };
 }
