@@ -26,6 +26,17 @@ export const pdfConfig = section(
       check: (item) =>
         (PDF_ENGINES as readonly string[]).includes(item) ? undefined : 'names an unknown engine',
     }),
+    /**
+     * PDFs one process optimises at once: each runs Ghostscript, qpdf, Poppler renders and image searches
+     * (up to a CPU core and `PRESSO_PDF_TOOL_MEMORY` at a time), so the others wait their turn and images
+     * keep their share of the workers' CPU.
+     */
+    jobsInFlight: int('PRESSO_PDF_JOBS', {
+      default: 1,
+      min: 1,
+      max: 64,
+      doc: 'PDFs one process optimises at once; others wait their turn so images keep their share',
+    }),
     /** Work budget of the lossy search, counted in pages rendered per candidate, never in seconds. */
     scoredPages: int('PRESSO_PDF_SCORED_PAGES', {
       default: 4,

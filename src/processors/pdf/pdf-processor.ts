@@ -6,6 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { PressoError, UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
+import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { DEFAULT_PDF_LIMITS, type PdfLimits } from './config.ts';
 import { openPdf } from './encryption.ts';
@@ -23,9 +24,11 @@ export type PdfProcessorOptions = Partial<PdfLimits> & {
   onTrial?: EngineJob['onTrial'];
 };
 
-export function createPdfProcessor(options: PdfProcessorOptions = {}): Processor {
+/** `budget`: the turns PDFs take (one per job); a process shares one between its processors. */
+export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: AdmissionBudget): Processor {
   const { onTrial, images, ...overrides } = options;
   const limits: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...stripUndefined(overrides) };
+  const turns = budget ?? new AdmissionBudget(limits.jobsInFlight);
   return {
     name: 'pdf',
     kind: 'pdf',
@@ -33,7 +36,15 @@ export function createPdfProcessor(options: PdfProcessorOptions = {}): Processor
     outputFormats: ['pdf'],
     paramsSchema: pdfParamsSchema,
     checkParams: checkPdfParams,
-    process: (request) => processPdf(request, limits, onTrial, images),
+    process: async (request) => {
+      const release = await turns.acquire(1, request.signal);
+      try {
+        // The time budget starts once the job's turn comes: waiting behind another PDF is not its fault.
+        return await processPdf(request, limits, onTrial, images);
+      } finally {
+        release();
+      }
+    },
   };
 }
 

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
@@ -12,6 +14,7 @@ import { scorePixels } from '../../../src/processors/image/quality/score.ts';
 import { createPdfProcessor } from '../../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../../src/processors/pdf/pnm.ts';
 import { PAGE_TARGETS } from '../../../src/processors/pdf/targets.ts';
+import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { PHOTO_WORDS, pdfFacts, pdfJob, renderAll, samples, writePhotoPdf } from './fixtures.ts';
 
@@ -180,4 +183,23 @@ describe('PDF processor', () => {
     assert.equal(pdfFacts(result.path).pages, 3);
     await assert.rejects(qpdfOnly.process(pdfJob(scratch(), photos, { grayscale: true })), /ghostscript/);
   });
+});
+
+test('a PDF waits for its turn in the PDF budget before any tool runs, and releases it after', async () => {
+  const scratch = await mkdtemp(join(tmpdir(), 'presso-pdf-turn-'));
+  try {
+    const budget = new AdmissionBudget(1);
+    const processor = createPdfProcessor({}, budget);
+    const held = await budget.acquire(1); // another PDF in flight
+    const job = processor.process(pdfJob(scratch, samples.text, { compression: 'lossless' }));
+    while (budget.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Nothing written in the job's folder while it waits: no tool has run.
+    assert.deepEqual(readdirSync(join(scratch, readdirSync(scratch)[0]!)), []);
+    held();
+    const result = await job;
+    assert.equal(pdfFacts(result.path).pages, 2);
+    assert.equal(budget.inUse, 0);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 });
