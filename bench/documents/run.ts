@@ -88,7 +88,8 @@ async function pageScore(
 }
 
 const rows: Record<string, unknown>[] = [];
-const pdfProcessor = createPdfProcessor();
+// As the service builds it: embedded images go through the image processor (the `images` engine).
+const pdfProcessor = createPdfProcessor({ images: createImageProcessor() });
 for (const { file, package: pkg, password } of PDFS) {
   const tag = basename(file, '.pdf');
   const dir = join(scratch, tag);
