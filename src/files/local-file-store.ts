@@ -11,8 +11,8 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { NotFoundError } from '../errors/catalog.ts';
 import type { ByteRange, FileStore, FileStoreCapabilities, StoredFile } from './file-store.ts';
+import { notFound, validateKey, validateRange } from './keys.ts';
 
 /** Temporary files live next to their destination (same filesystem, removed with the prefix). */
 const TEMP_SUFFIX = '.partial';
@@ -123,29 +123,6 @@ export class LocalFileStore implements FileStore {
   }
 }
 
-/** A key is non-empty slash-separated segments, none empty, `.`, `..`, or holding NUL or a backslash. */
-export function validateKey(key: string): void {
-  const invalid = (why: string) => new TypeError(`Invalid file key ${JSON.stringify(key)}: ${why}`);
-  if (typeof key !== 'string' || key.length === 0) throw invalid('empty');
-  if (key.includes('\0')) throw invalid('contains NUL');
-  // A backslash is a separator on Windows; refusing it keeps keys portable and unambiguous.
-  if (key.includes('\\')) throw invalid('contains a backslash');
-  if (key.startsWith('/')) throw invalid('absolute');
-  for (const segment of key.split('/')) {
-    if (segment === '') throw invalid('empty segment');
-    if (segment === '.' || segment === '..') throw invalid('relative segment');
-  }
-}
-
-function validateRange(range: ByteRange): void {
-  const ok =
-    Number.isSafeInteger(range.start) &&
-    Number.isSafeInteger(range.end) &&
-    range.start >= 0 &&
-    range.end >= range.start;
-  if (!ok) throw new RangeError(`Invalid byte range ${range.start}-${range.end}`);
-}
-
 function tempSibling(target: string): string {
   return `${dirname(target)}${sep}.${randomUUID()}${TEMP_SUFFIX}`;
 }
@@ -156,10 +133,4 @@ function isCode(error: unknown, code: string): boolean {
 
 function isMissing(error: unknown): boolean {
   return isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR');
-}
-
-function notFound(key: string, cause?: unknown): NotFoundError {
-  const error = new NotFoundError(`File not found: ${key}`);
-  if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause });
-  return error;
 }
