@@ -11,6 +11,11 @@ export interface JobQueueUnderTest {
   /** A queue over the same backing state (a new process after a crash, in effect). */
   open(): Promise<JobQueue>;
   close(): Promise<void>;
+  /**
+   * Makes `queue` behave as if its process died (no more lock renewals, nothing handed back); the
+   * embedded queue needs nothing, since one process owns its data and the next one resets every claim.
+   */
+  crash?(queue: JobQueue): Promise<void>;
 }
 
 function deferred() {
@@ -119,6 +124,7 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       }, 1);
       await first.enqueue('orphan');
       await started.promise;
+      await subject.crash?.(first);
       const second = await open();
       assert.deepEqual(await runAll(second, 1), ['orphan']);
       queues.splice(queues.indexOf(first), 1); // its handler never settles; do not wait for it
