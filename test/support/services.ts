@@ -69,3 +69,64 @@ export async function testRedis(): Promise<{ redis: Redis; prefix: string; close
     },
   };
 }
+
+export const POSTGRES_ADMIN_URL =
+  process.env.PRESSO_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function postgresReady(): boolean {
+  try {
+    execFileSync('pg_isready', ['-h', '127.0.0.1', '-p', '5432', '-q']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** PostgreSQL is up (started with the machine's command if it was not). */
+export async function ensurePostgres(): Promise<void> {
+  if (postgresReady()) return;
+  const cluster = execFileSync('ls', ['/etc/postgresql'], { encoding: 'utf8' }).trim().split('\n')[0] ?? '';
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster, 'main', 'start']);
+  for (let i = 0; i < 100 && !postgresReady(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!postgresReady()) throw new Error('PostgreSQL did not start on 127.0.0.1:5432');
+}
+
+/**
+ * A database of the test's own (created now, dropped by `close`), and `schemaUrl()` for a fresh schema
+ * in it: a store under test migrates its own empty schema, so tests never see each other's rows.
+ */
+export async function testPostgres(): Promise<{
+  url: string;
+  schemaUrl(): Promise<string>;
+  close(): Promise<void>;
+}> {
+  await ensurePostgres();
+  const { default: pg } = await import('pg');
+  const name = `presso_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  let schemas = 0;
+  return {
+    url: url.toString(),
+    async schemaUrl() {
+      const schema = `s${++schemas}`;
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      await client.query(`CREATE SCHEMA ${schema}`);
+      await client.end();
+      const scoped = new URL(url);
+      scoped.searchParams.set('options', `-c search_path=${schema}`);
+      return scoped.toString();
+    },
+    async close() {
+      const end = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await end.connect();
+      await end.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await end.end();
+    },
+  };
+}

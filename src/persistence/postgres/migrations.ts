@@ -1,0 +1,84 @@
+/**
+ * Schema of the scaled-out database, the same tables and columns as the embedded one
+ * (sqlite/migrations.ts) in PostgreSQL's types: BIGINT for milliseconds and byte counts, TEXT for JSON
+ * (the stores parse it, as on SQLite). A test compares the two schemas column by column, so they stay in
+ * step. Append new migrations; never edit an applied one.
+ */
+export const PG_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE accounts (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    rate_limit BIGINT NOT NULL,
+    webhook_secret TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT
+  );
+  CREATE TABLE usage (
+    account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+    requests BIGINT NOT NULL DEFAULT 0,
+    jobs BIGINT NOT NULL DEFAULT 0,
+    bytes_in BIGINT NOT NULL DEFAULT 0,
+    bytes_out BIGINT NOT NULL DEFAULT 0
+  );
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    source TEXT NOT NULL,
+    params TEXT NOT NULL,
+    webhook_url TEXT,
+    input TEXT,
+    output TEXT,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    finished_at BIGINT,
+    output_expires_at BIGINT,
+    progress INTEGER
+  );
+  CREATE INDEX jobs_output_expiry ON jobs(output_expires_at) WHERE output_expires_at IS NOT NULL;
+  CREATE INDEX jobs_finished ON jobs(finished_at) WHERE finished_at IS NOT NULL;
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX webhook_due ON webhook_deliveries(state, next_attempt_at);
+  CREATE INDEX webhook_job ON webhook_deliveries(job_id);
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id),
+    attempt INTEGER NOT NULL,
+    at BIGINT NOT NULL,
+    status_code INTEGER,
+    error TEXT,
+    duration_ms BIGINT NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  CREATE TABLE connectors (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    hint TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX connectors_account ON connectors(account_id, created_at);
+  `,
+];

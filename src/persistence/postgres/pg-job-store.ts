@@ -1,0 +1,161 @@
+/**
+ * Job records in PostgreSQL (table `jobs`), the scaled-out twin of sqlite-job-store.ts: the same columns,
+ * the same JSON text for structured fields, the same guards in each UPDATE's WHERE clause, so any API
+ * or worker process sees the same record.
+ */
+import type pg from 'pg';
+import type { ErrorRecord } from '../../errors/catalog.ts';
+import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
+import type { JobStore, NewJob } from '../../jobs/job-store.ts';
+import { execute, query } from './database.ts';
+
+interface JobRow {
+  id: string;
+  account_id: string;
+  status: Job['status'];
+  source: string;
+  params: string;
+  webhook_url: string | null;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+  progress: number | null;
+}
+
+function parse<T>(text: string | null): T | undefined {
+  return text === null ? undefined : (JSON.parse(text) as T);
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    status: row.status,
+    source: JSON.parse(row.source),
+    params: JSON.parse(row.params),
+    webhookUrl: row.webhook_url ?? undefined,
+    input: parse(row.input),
+    output: parse(row.output),
+    error: parse(row.error),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at ?? undefined,
+    progress: row.progress ?? undefined,
+  };
+}
+
+export class PgJobStore implements JobStore {
+  readonly #db: pg.Pool;
+  readonly #now: () => number;
+
+  constructor(db: pg.Pool, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  async create(job: NewJob): Promise<Job> {
+    const now = this.#now();
+    const [row] = await query<JobRow>(
+      this.#db,
+      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, created_at, updated_at)
+         VALUES ($1, $2, 'enqueued', $3, $4, $5, $6, $7, $7) RETURNING *`,
+      [
+        job.id,
+        job.accountId,
+        JSON.stringify(job.source),
+        JSON.stringify(job.params),
+        job.webhookUrl ?? null,
+        job.input ? JSON.stringify(job.input) : null,
+        now,
+      ],
+    );
+    if (!row) throw new Error(`job ${job.id} was not stored`);
+    return toJob(row);
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    const [row] = await query<JobRow>(this.#db, 'SELECT * FROM jobs WHERE id = $1', [id]);
+    return row ? toJob(row) : undefined;
+  }
+
+  async markProcessing(id: string): Promise<Job | undefined> {
+    await execute(
+      this.#db,
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = $1
+         WHERE id = $2 AND status IN ('enqueued', 'processing')`,
+      [this.#now(), id],
+    );
+    return this.get(id);
+  }
+
+  async setProgress(id: string, percent: number): Promise<void> {
+    await execute(this.#db, `UPDATE jobs SET progress = $1 WHERE id = $2 AND status = 'processing'`, [
+      Math.max(0, Math.min(100, Math.round(percent))),
+      id,
+    ]);
+  }
+
+  async releaseAttempt(id: string): Promise<void> {
+    await execute(
+      this.#db,
+      `UPDATE jobs SET status = 'enqueued', attempts = GREATEST(attempts - 1, 0), updated_at = $1
+         WHERE id = $2 AND status = 'processing'`,
+      [this.#now(), id],
+    );
+  }
+
+  async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
+    await execute(this.#db, 'UPDATE jobs SET input = $1, updated_at = $2 WHERE id = $3', [
+      JSON.stringify(input),
+      this.#now(),
+      id,
+    ]);
+  }
+
+  async complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job> {
+    const now = this.#now();
+    return this.#updated(
+      id,
+      `UPDATE jobs SET status = 'completed', input = $1, output = $2, error = NULL, updated_at = $3,
+         finished_at = $3, output_expires_at = $4 WHERE id = $5 RETURNING *`,
+      [JSON.stringify(input), JSON.stringify(output), now, output.expiresAt, id],
+    );
+  }
+
+  async fail(id: string, error: ErrorRecord): Promise<Job> {
+    const now = this.#now();
+    return this.#updated(
+      id,
+      `UPDATE jobs SET status = 'failed', error = $1, updated_at = $2, finished_at = $2 WHERE id = $3 RETURNING *`,
+      [JSON.stringify(error), now, id],
+    );
+  }
+
+  async listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]> {
+    const rows = await query<JobRow>(
+      this.#db,
+      'SELECT * FROM jobs WHERE output_expires_at IS NOT NULL AND output_expires_at <= $1 LIMIT $2',
+      [now, limit],
+    );
+    return rows.map(toJob);
+  }
+
+  async clearOutput(id: string): Promise<void> {
+    await execute(this.#db, 'UPDATE jobs SET output_expires_at = NULL WHERE id = $1', [id]);
+  }
+
+  async deleteFinishedBefore(before: number): Promise<number> {
+    return execute(this.#db, 'DELETE FROM jobs WHERE finished_at IS NOT NULL AND finished_at < $1', [before]);
+  }
+
+  async #updated(id: string, sql: string, params: unknown[]): Promise<Job> {
+    const [row] = await query<JobRow>(this.#db, sql, params);
+    if (!row) throw new Error(`job ${id} vanished`);
+    return toJob(row);
+  }
+}

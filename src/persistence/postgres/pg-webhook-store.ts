@@ -1,0 +1,203 @@
+/**
+ * Webhook deliveries in PostgreSQL: the twin of sqlite-webhook-store.ts. Several worker processes deliver
+ * at once here, so a claim takes due rows with `FOR UPDATE SKIP LOCKED`: each row goes to exactly one
+ * process, and none waits for another's claim.
+ */
+import type pg from 'pg';
+import type {
+  NewWebhookAttempt,
+  NewWebhookDelivery,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryState,
+  WebhookDeliveryWithAttempts,
+  WebhookStore,
+} from '../../webhooks/webhook-store.ts';
+import { execute, query, transaction } from './database.ts';
+
+interface DeliveryRow {
+  id: string;
+  job_id: string;
+  account_id: string;
+  url: string;
+  payload: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export class PgWebhookStore implements WebhookStore {
+  readonly #db: pg.Pool;
+
+  constructor(db: pg.Pool) {
+    this.#db = db;
+  }
+
+  async create(delivery: NewWebhookDelivery, now: number): Promise<WebhookDelivery> {
+    const [row] = await query<DeliveryRow>(
+      this.#db,
+      `INSERT INTO webhook_deliveries
+         (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6) RETURNING *`,
+      [delivery.id, delivery.jobId, delivery.accountId, delivery.url, delivery.payload, now],
+    );
+    if (!row) throw new Error(`webhook delivery ${delivery.id} was not stored`);
+    return toDelivery(row);
+  }
+
+  async get(id: string): Promise<WebhookDelivery | undefined> {
+    const [row] = await query<DeliveryRow>(this.#db, 'SELECT * FROM webhook_deliveries WHERE id = $1', [id]);
+    return row ? toDelivery(row) : undefined;
+  }
+
+  async claimDue(now: number, limit: number): Promise<WebhookDelivery[]> {
+    if (limit <= 0) return [];
+    const rows = await query<DeliveryRow>(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'sending', updated_at = $1
+       WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE state = 'pending' AND next_attempt_at <= $1
+         ORDER BY next_attempt_at, created_at LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       RETURNING *`,
+      [now, limit],
+    );
+    // RETURNING does not promise an order.
+    return rows.map(toDelivery).sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0));
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    const [row] = await query<{ due: number | null }>(
+      this.#db,
+      `SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE state = 'pending'`,
+    );
+    return row?.due ?? undefined;
+  }
+
+  async recordAttempt(id: string, attempt: NewWebhookAttempt): Promise<number> {
+    return transaction(this.#db, async (client) => {
+      // The delivery's row lock orders two attempts recorded at once: each gets its own number.
+      await query(client, 'SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [id]);
+      const [row] = await query<{ attempt: number }>(
+        client,
+        `INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms)
+         VALUES ($1, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = $1), $2, $3, $4, $5)
+         RETURNING attempt`,
+        [
+          id,
+          attempt.at,
+          attempt.statusCode ?? null,
+          attempt.error ?? null,
+          Math.max(0, Math.round(attempt.durationMs)),
+        ],
+      );
+      if (!row) throw new Error(`webhook attempt for ${id} was not stored`);
+      await execute(
+        client,
+        'UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = $1 WHERE id = $2',
+        [attempt.at, id],
+      );
+      return row.attempt;
+    });
+  }
+
+  async markSucceeded(id: string, now: number): Promise<void> {
+    await this.#finish(id, 'succeeded', now);
+  }
+
+  async markFailed(id: string, now: number): Promise<void> {
+    await this.#finish(id, 'failed', now);
+  }
+
+  async reschedule(id: string, nextAttemptAt: number, now: number): Promise<void> {
+    await execute(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $2 WHERE id = $3`,
+      [nextAttemptAt, now, id],
+    );
+  }
+
+  async listForJob(jobId: string, accountId?: string): Promise<WebhookDeliveryWithAttempts[]> {
+    const deliveries = await query<DeliveryRow>(
+      this.#db,
+      `SELECT * FROM webhook_deliveries WHERE job_id = $1 AND ($2::text IS NULL OR account_id = $2)
+       ORDER BY created_at, id`,
+      [jobId, accountId ?? null],
+    );
+    const result: WebhookDeliveryWithAttempts[] = [];
+    for (const row of deliveries) {
+      const attempts = await query<AttemptRow>(
+        this.#db,
+        'SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+        [row.id],
+      );
+      result.push({ ...toDelivery(row), attemptLog: attempts.map(toAttempt) });
+    }
+    return result;
+  }
+
+  async resetSending(now: number): Promise<number> {
+    return execute(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1 WHERE state = 'sending'`,
+      [now],
+    );
+  }
+
+  async replay(id: string, now: number, accountId?: string): Promise<WebhookDelivery | undefined> {
+    const [row] = await query<DeliveryRow>(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $1, updated_at = $1
+       WHERE id = $2 AND state IN ('succeeded', 'failed') AND ($3::text IS NULL OR account_id = $3)
+       RETURNING *`,
+      [now, id, accountId ?? null],
+    );
+    return row ? toDelivery(row) : undefined;
+  }
+
+  async #finish(id: string, state: WebhookDeliveryState, now: number): Promise<void> {
+    await execute(
+      this.#db,
+      'UPDATE webhook_deliveries SET state = $1, next_attempt_at = NULL, updated_at = $2 WHERE id = $3',
+      [state, now, id],
+    );
+  }
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    accountId: row.account_id,
+    url: row.url,
+    payload: row.payload,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAttempt(row: AttemptRow): WebhookAttempt {
+  return {
+    attempt: row.attempt,
+    at: row.at,
+    statusCode: row.status_code ?? undefined,
+    error: row.error ?? undefined,
+    durationMs: row.duration_ms,
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The PostgreSQL stores against the same contracts as the embedded SQLite ones (real PostgreSQL, a
+ * database of this file's own, a fresh schema per store), and the two schemas kept in step column by column.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type pg from 'pg';
+import { openPostgres, query } from '../../src/persistence/postgres/database.ts';
+import { PgAccountStore } from '../../src/persistence/postgres/pg-account-store.ts';
+import { PgConnectorStore } from '../../src/persistence/postgres/pg-connector-store.ts';
+import { PgJobStore } from '../../src/persistence/postgres/pg-job-store.ts';
+import { PgWebhookStore } from '../../src/persistence/postgres/pg-webhook-store.ts';
+import { openDatabase } from '../../src/persistence/sqlite/database.ts';
+import { accountStoreContract } from '../contracts/account-store.contract.ts';
+import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
+import { jobStoreContract } from '../contracts/job-store.contract.ts';
+import { webhookStoreContract } from '../contracts/webhook-store.contract.ts';
+import { testPostgres } from '../support/services.ts';
+
+let database: Awaited<ReturnType<typeof testPostgres>>;
+const pools: pg.Pool[] = [];
+before(async () => {
+  database = await testPostgres();
+});
+after(async () => {
+  for (const pool of pools) await pool.end();
+  await database.close();
+});
+
+async function freshPool(): Promise<pg.Pool> {
+  const pool = await openPostgres(await database.schemaUrl(), { max: 4 });
+  pools.push(pool);
+  return pool;
+}
+
+jobStoreContract('postgres', async () => {
+  const pool = await freshPool();
+  let now = 0;
+  return {
+    store: new PgJobStore(pool, () => now),
+    setNow: (ms) => {
+      now = ms;
+    },
+    close: async () => {},
+  };
+});
+
+accountStoreContract('postgres', async () => ({
+  store: new PgAccountStore(await freshPool()),
+  close: async () => {},
+}));
+
+webhookStoreContract('postgres', async () => ({
+  store: new PgWebhookStore(await freshPool()),
+  close: async () => {},
+}));
+
+connectorStoreContract('postgres', async () => {
+  const pool = await freshPool();
+  const accounts = new PgAccountStore(pool);
+  for (const id of ['acc-a', 'acc-b']) {
+    await accounts.createAccount(
+      { id, name: id, rateLimit: 10, webhookSecret: 'x', createdAt: 0 },
+      {
+        key: { id: `key-${id}`, accountId: id, prefix: id, createdAt: 0, revokedAt: undefined },
+        hash: `hash-${id}`,
+      },
+    );
+  }
+  return { store: new PgConnectorStore(pool), accounts: ['acc-a', 'acc-b'] };
+});
+
+test('the PostgreSQL schema has the SQLite schema’s tables and columns (the queue is BullMQ’s in scaled mode)', async () => {
+  const sqlite = openDatabase(':memory:');
+  const sqliteColumns = new Map<string, string[]>();
+  const tables = sqlite
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+    .all();
+  for (const { name } of tables as { name: string }[]) {
+    if (name === 'queue') continue;
+    const columns = sqlite.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[];
+    sqliteColumns.set(name, columns.map((c) => c.name).sort());
+  }
+  sqlite.close();
+  const pool = await freshPool();
+  const rows = await query<{ table_name: string; column_name: string }>(
+    pool,
+    `SELECT table_name, column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name <> 'presso_migrations'`,
+  );
+  const pgColumns = new Map<string, string[]>();
+  for (const row of rows)
+    pgColumns.set(row.table_name, [...(pgColumns.get(row.table_name) ?? []), row.column_name]);
+  for (const [table, columns] of pgColumns) pgColumns.set(table, columns.sort());
+  assert.deepEqual(Object.fromEntries([...pgColumns].sort()), Object.fromEntries([...sqliteColumns].sort()));
+});
+
+test('processes starting together migrate once (advisory lock)', async () => {
+  const url = await database.schemaUrl();
+  const opened = await Promise.all([
+    openPostgres(url, { max: 2 }),
+    openPostgres(url, { max: 2 }),
+    openPostgres(url, { max: 2 }),
+  ]);
+  pools.push(...opened);
+  const versions = await query<{ version: number }>(
+    opened[0]!,
+    'SELECT version FROM presso_migrations ORDER BY version',
+  );
+  assert.deepEqual(
+    versions.map((v) => v.version),
+    [1],
+  );
+});
