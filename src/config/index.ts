@@ -18,6 +18,7 @@ import { imageConfig } from '../processors/image/config.ts';
 import { pdfConfig } from '../processors/pdf/config.ts';
 import { videoConfig } from '../processors/video/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
+import { scaledConfig } from '../runtime/scaled-config.ts';
 import { webhooksConfig } from '../webhooks/config.ts';
 import {
   describeVars,
@@ -52,6 +53,7 @@ const coreConfig = section(
 /** Every section, in the order the README table lists them. */
 const SECTIONS = {
   core: coreConfig,
+  runtime: scaledConfig,
   server: serverConfig,
   service: serviceIdentityConfig,
   jobs: jobsConfig,

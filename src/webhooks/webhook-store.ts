@@ -66,7 +66,8 @@ export interface WebhookStore {
   listForJob(jobId: string, accountId?: string): Promise<WebhookDeliveryWithAttempts[]>;
   /**
    * Crash recovery at start-up: deliveries left 'sending' by a process that died go back to pending,
-   * due now. Only safe while no other dispatcher shares the store. Returns how many were reset.
+   * due now. A store shared by several dispatchers (PostgreSQL) takes back only claims old enough that
+   * their process must have died. Returns how many were reset.
    */
   resetSending(now: number): Promise<number>;
   /**

@@ -50,10 +50,19 @@ accountStoreContract('postgres', async () => ({
   close: async () => {},
 }));
 
+// A claim counts as stale after 50 ms here (10 minutes in service): the contract's crash recovery resets one.
 webhookStoreContract('postgres', async () => ({
-  store: new PgWebhookStore(await freshPool()),
+  store: new PgWebhookStore(await freshPool(), { staleSendingMs: 50 }),
   close: async () => {},
 }));
+
+test('a webhook claim of a live process is not taken back by another process starting', async () => {
+  const store = new PgWebhookStore(await freshPool());
+  await store.create({ id: 'live', jobId: 'j', accountId: 'a', url: 'https://x.test/', payload: '{}' }, 0);
+  await store.claimDue(0, 1);
+  assert.equal(await store.resetSending(60_000), 0); // a minute later: still its sender's
+  assert.equal(await store.resetSending(11 * 60_000), 1); // past the stale age: its sender died
+});
 
 connectorStoreContract('postgres', async () => {
   const pool = await freshPool();

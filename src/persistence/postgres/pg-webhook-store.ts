@@ -37,11 +37,19 @@ interface AttemptRow {
   duration_ms: number;
 }
 
+/**
+ * A delivery 'sending' for this long lost its process (one attempt is one HTTP request, seconds long):
+ * another process's start-up may take it back. Younger claims belong to a live process.
+ */
+const STALE_SENDING_MS = 10 * 60_000;
+
 export class PgWebhookStore implements WebhookStore {
   readonly #db: pg.Pool;
+  readonly #staleSendingMs: number;
 
-  constructor(db: pg.Pool) {
+  constructor(db: pg.Pool, options: { staleSendingMs?: number } = {}) {
     this.#db = db;
+    this.#staleSendingMs = options.staleSendingMs ?? STALE_SENDING_MS;
   }
 
   async create(delivery: NewWebhookDelivery, now: number): Promise<WebhookDelivery> {
@@ -149,11 +157,16 @@ export class PgWebhookStore implements WebhookStore {
     return result;
   }
 
+  /**
+   * Many dispatchers share this store: a process starting must not take back what a live one is sending,
+   * so only claims older than the stale age (their process died) go back to pending.
+   */
   async resetSending(now: number): Promise<number> {
     return execute(
       this.#db,
-      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1 WHERE state = 'sending'`,
-      [now],
+      `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, updated_at = $1
+       WHERE state = 'sending' AND updated_at <= $2`,
+      [now, now - this.#staleSendingMs],
     );
   }
 

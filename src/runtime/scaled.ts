@@ -1,0 +1,92 @@
+/**
+ * The backends of the scaled-out mode: PostgreSQL for jobs, accounts, webhooks and connectors; Redis for
+ * the BullMQ queue, the rate limits and the job events; an S3-compatible bucket for job files. Every API
+ * and worker process opens the same set and shares it; `services.ts` wires it exactly as the embedded one.
+ * Working files (uploads in flight, per-job folders) stay on each machine's local disk.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { ConfigError } from '../errors/catalog.ts';
+import { S3FileStore } from '../files/s3-file-store.ts';
+import { BullMqJobQueue } from '../jobs/bullmq-job-queue.ts';
+import { RedisJobEvents } from '../jobs/redis-job-events.ts';
+import { openPostgres } from '../persistence/postgres/database.ts';
+import { PgAccountStore } from '../persistence/postgres/pg-account-store.ts';
+import { PgConnectorStore } from '../persistence/postgres/pg-connector-store.ts';
+import { PgJobStore } from '../persistence/postgres/pg-job-store.ts';
+import { PgWebhookStore } from '../persistence/postgres/pg-webhook-store.ts';
+import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter.ts';
+import type { Backends } from './backends.ts';
+
+export async function openScaledBackends(config: Config, logger: Logger): Promise<Backends> {
+  const { runtime } = config;
+  const scaled = runtime.scaled;
+  if (scaled === undefined) throw new Error('openScaledBackends needs PRESSO_MODE=scaled');
+  // Each process would make its own key otherwise, and none could read another's connectors.
+  const connectorKey = config.connectors.key;
+  if (connectorKey === undefined) {
+    throw new ConfigError('PRESSO_MODE=scaled needs PRESSO_CONNECTOR_KEY (the same on every process)');
+  }
+  const prefix = `${runtime.redisPrefix}:`;
+  const redisOptions = { maxRetriesPerRequest: null };
+  const redis = new Redis(scaled.redisUrl, redisOptions);
+  const subscriber = new Redis(scaled.redisUrl, redisOptions);
+  for (const connection of [redis, subscriber]) {
+    connection.on('error', (error) =>
+      logger.warn({ err: error, component: 'redis' }, 'Redis connection error'),
+    );
+  }
+  const pool = await openPostgres(scaled.databaseUrl, { max: runtime.databasePool });
+  const url = new URL(scaled.redisUrl);
+  const queue = new BullMqJobQueue({
+    connection: {
+      host: url.hostname,
+      port: Number(url.port || 6379),
+      db: Number(url.pathname.slice(1) || 0),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+      maxRetriesPerRequest: null,
+    },
+    prefix: runtime.redisPrefix,
+    name: 'jobs',
+    retryDelayMs: config.storage.retryMs,
+  });
+  const files = new S3FileStore({
+    bucket: scaled.bucket,
+    prefix: runtime.s3Prefix,
+    client: {
+      region: runtime.s3Region,
+      forcePathStyle: runtime.s3ForcePathStyle,
+      ...(runtime.s3Endpoint === undefined ? {} : { endpoint: runtime.s3Endpoint }),
+      ...(runtime.s3AccessKeyId === undefined || runtime.s3SecretAccessKey === undefined
+        ? {}
+        : {
+            credentials: { accessKeyId: runtime.s3AccessKeyId, secretAccessKey: runtime.s3SecretAccessKey },
+          }),
+    },
+  });
+  const events = new RedisJobEvents(redis, subscriber, prefix);
+  const limiter = new RedisRateLimiter(redis, { windowMs: config.rateLimit.windowMs, keyPrefix: prefix });
+  return {
+    jobStore: new PgJobStore(pool),
+    queue,
+    events,
+    files,
+    limiter,
+    webhookStore: new PgWebhookStore(pool),
+    accountStore: new PgAccountStore(pool),
+    connectorStore: new PgConnectorStore(pool),
+    connectorKey,
+    localDataDir: config.dataDir,
+    async close() {
+      await limiter.close();
+      await events.close();
+      await queue.close();
+      files.close();
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}
