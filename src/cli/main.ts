@@ -14,7 +14,8 @@ import { UsageError } from './usage-error.ts';
 const USAGE = `Usage: presso <command> [options]
 
 Commands:
-  serve                                   Start the HTTPS API, workers and sweeper (embedded default)
+  serve [--role all|api|worker]           Start the HTTPS API, workers and sweeper (all, the default); in
+                                          scaled mode (PRESSO_MODE=scaled) the API alone or a worker alone
   account create --name N [--rate-limit N] Create an account and its first API key (prints JSON)
   account list                            List accounts with their keys (prefixes only)
   key create --account ID                 Create another API key for an account
@@ -41,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       bucket: { type: 'string' },
       region: { type: 'string' },
       credentials: { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,7 +55,10 @@ async function main(argv: string[]): Promise<number> {
     for (const v of describeConfig()) console.log(`${v.name}\t${v.default}\t${v.description}`);
     return 0;
   }
-  const config = loadConfig();
+  // `serve --role` is PRESSO_ROLE for this process: one place checks it (runtime/scaled-config.ts).
+  const config = loadConfig(
+    values.role === undefined ? process.env : { ...process.env, PRESSO_ROLE: values.role },
+  );
   switch (command) {
     case 'serve':
       return serveCommand(config, createLogger(config.logLevel));

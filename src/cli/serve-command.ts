@@ -1,11 +1,14 @@
-/** `presso serve`: the embedded default, with graceful shutdown on SIGTERM/SIGINT. */
+/**
+ * `presso serve`: the API and workers (role `all`, the embedded default), or in scaled mode the API alone
+ * (`--role api`) or a worker alone (`--role worker`), with graceful shutdown on SIGTERM/SIGINT.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { appFromServices, openServices, startPresso } from '../runtime/presso.ts';
+import { appFromServices, openServices, startPresso, startWorker } from '../runtime/presso.ts';
 
 export async function serveCommand(config: Config, logger: Logger): Promise<number> {
   // The last resort only: every background loop catches its own failures (a full disk included). A
@@ -14,6 +17,12 @@ export async function serveCommand(config: Config, logger: Logger): Promise<numb
   process.on('unhandledRejection', (reason) => {
     logger.error({ err: reason }, 'unhandled promise rejection (a bug: it should have been caught)');
   });
+  if (config.runtime.role === 'worker') {
+    const worker = await startWorker(config, logger);
+    console.log(`Presso worker is running (${config.jobs.workers} job workers)`);
+    await untilSignal(logger, () => worker.stop());
+    return 0;
+  }
   const presso = await startPresso(config, logger);
   if (config.bootstrapAccount) {
     const existing = (await presso.services.accounts.listAccounts()).find(
@@ -31,10 +40,16 @@ export async function serveCommand(config: Config, logger: Logger): Promise<numb
   if (presso.tls?.generated || presso.tls?.certPath.startsWith(config.dataDir)) {
     console.log(`Self-signed TLS certificate: ${presso.tls.certPath}`);
   }
-  await new Promise<void>((resolve) => {
+  await untilSignal(logger, () => presso.stop());
+  return 0;
+}
+
+/** Waits for SIGTERM or SIGINT, then for `stop` (graceful: requests and jobs in flight get the grace). */
+function untilSignal(logger: Logger, stop: () => Promise<void>): Promise<void> {
+  return new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'shutting down');
-      presso.stop().then(resolve, (error) => {
+      stop().then(resolve, (error) => {
         logger.error({ err: error }, 'shutdown failed');
         resolve();
       });
@@ -42,7 +57,6 @@ export async function serveCommand(config: Config, logger: Logger): Promise<numb
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
-  return 0;
 }
 
 export async function openapiCommand(config: Config): Promise<number> {

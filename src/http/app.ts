@@ -54,6 +54,13 @@ export interface AppDeps {
   diskSpace: Pick<DiskSpaceMonitor, 'check'>;
   /** True once shutdown began: `/healthz` answers 503 so balancers stop sending (default: never). */
   isShuttingDown?: () => boolean;
+  /** Sees every answered request (metrics); optional. */
+  requestObserver?: RequestObserver;
+}
+
+export interface RequestObserver {
+  /** `route` is the matched route's pattern (`/1.0/jobs/:id`), never the raw URL, so label sets stay small. */
+  requestFinished(method: string, route: string, status: number, seconds: number): void;
 }
 
 export interface AppOptions {
@@ -112,7 +119,13 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   registerBodyTimeouts(app, options.bodyTimeouts);
   // Every usage counter but this one is kept by the job layer (jobs and bytes in at submit, bytes
   // out at completion); requests are an HTTP notion, counted here once the answer went out.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', async (request, reply) => {
+    deps.requestObserver?.requestFinished(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     if (!request.account) return;
     await deps.accounts
       .addUsage(request.account.id, { requests: 1 })

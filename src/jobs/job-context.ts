@@ -32,6 +32,22 @@ export interface JobRunnerDeps {
   webhooks: WebhookTrigger;
   /** Writes outputs of requests that named an external store. */
   destinations: OutputDestinations;
+  /** Sees every finished job (metrics); optional. */
+  observer?: JobObserver;
+}
+
+/** A finished job, as operators count it: kind and format of the input, outcome, time and bytes. */
+export interface FinishedJob {
+  kind: string;
+  format: string;
+  status: 'completed' | 'failed';
+  seconds: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+export interface JobObserver {
+  jobFinished(job: FinishedJob): void;
 }
 
 /** What every step of one job can see: the job, its private directory, its abort signal and the runner's wiring. */

@@ -53,6 +53,14 @@ export class JobRunner {
       const output = await publish(scope, acquired, produced);
       const { input } = acquired;
       const completed = await store.complete(jobId, input, output);
+      this.#deps.observer?.jobFinished({
+        kind: input.type,
+        format: input.format,
+        status: 'completed',
+        seconds: (performance.now() - started) / 1000,
+        bytesIn: input.size,
+        bytesOut: output.descriptor.size,
+      });
       log.info(
         {
           ms: Math.round(performance.now() - started),
@@ -73,7 +81,16 @@ export class JobRunner {
       if (failure instanceof InternalError)
         log.error({ err: failure.cause ?? error }, 'job failed unexpectedly');
       else log.info({ code: failure.code, message: failure.message, cause: causeOf(failure) }, 'job failed');
-      await this.#finish(await store.fail(jobId, failure.toRecord()), log);
+      const failed = await store.fail(jobId, failure.toRecord());
+      this.#deps.observer?.jobFinished({
+        kind: failed.input?.type ?? 'unknown',
+        format: failed.input?.format ?? 'unknown',
+        status: 'failed',
+        seconds: (performance.now() - started) / 1000,
+        bytesIn: failed.input?.size ?? 0,
+        bytesOut: 0,
+      });
+      await this.#finish(failed, log);
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 /** Starts a whole Presso: services, background work, the app and its listener. */
+import type { Server } from 'node:http';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -6,6 +7,8 @@ import { buildApp } from '../http/app.ts';
 import { createListener } from '../http/server.ts';
 import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
 import { openEmbeddedBackends } from './embedded.ts';
+import { startOpsServer } from './ops-server.ts';
+import { openScaledBackends } from './scaled.ts';
 import { buildServices, type Services } from './services.ts';
 
 export interface RunningPresso {
@@ -18,9 +21,73 @@ export interface RunningPresso {
   stop(): Promise<void>;
 }
 
-/** The services over the backends of this mode (embedded; the scaled mode adds its factory here). */
+/** The services over the backends of the configured mode. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
-  return buildServices(await openEmbeddedBackends(config, logger), config, logger);
+  const backends =
+    config.runtime.mode === 'scaled'
+      ? await openScaledBackends(config, logger)
+      : await openEmbeddedBackends(config, logger);
+  return buildServices(backends, config, logger);
+}
+
+/**
+ * Readiness of this process for its role: undefined when ready, else why not. Shared by `/healthz` on the
+ * API and on the ops listener.
+ */
+function readiness(services: Services, isShuttingDown: () => boolean): () => Promise<string | undefined> {
+  return async () => {
+    if (isShuttingDown()) return 'shutting-down';
+    if ((await services.diskSpace.check()).low) return 'low-disk';
+    try {
+      await services.queue.size();
+    } catch {
+      return 'queue-unreachable';
+    }
+    return undefined;
+  };
+}
+
+async function startOps(services: Services, isShuttingDown: () => boolean): Promise<Server | undefined> {
+  const { config, logger } = services;
+  if (config.runtime.metricsPort === 0) return undefined;
+  const server = await startOpsServer(config.server.host, config.runtime.metricsPort, {
+    metrics: services.metrics,
+    notReady: readiness(services, isShuttingDown),
+    logger,
+  });
+  logger.info({ port: config.runtime.metricsPort }, 'metrics and health listener is ready');
+  return server;
+}
+
+export interface RunningWorker {
+  services: Services;
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker process of the scaled-out mode: jobs, webhook deliveries and sweeping, no API; health and
+ * metrics on the ops listener. SIGTERM stops taking jobs, gives running ones the shutdown grace, then
+ * hands the rest back to the queue for another worker.
+ */
+export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
+  const services = await openServices(config, logger);
+  let shuttingDown = false;
+  await services.startBackground();
+  const ops = await startOps(services, () => shuttingDown);
+  logger.info({ workers: config.jobs.workers }, 'presso worker is ready');
+  let stopping: Promise<void> | undefined;
+  return {
+    services,
+    stop() {
+      stopping ??= (async () => {
+        shuttingDown = true;
+        await services.close();
+        await new Promise<void>((resolve) => (ops ? ops.close(() => resolve()) : resolve()));
+        logger.info('presso worker stopped');
+      })();
+      return stopping;
+    },
+  };
 }
 
 export async function startPresso(config: Config, logger: Logger): Promise<RunningPresso> {
@@ -46,7 +113,9 @@ export async function startPresso(config: Config, logger: Logger): Promise<Runni
     isShuttingDown: () => shuttingDown,
   });
   await app.ready();
-  await services.startBackground();
+  // The API role leaves jobs, webhooks and sweeping to the worker processes.
+  if (config.runtime.role !== 'api') await services.startBackground();
+  const ops = await startOps(services, () => shuttingDown);
   const port = await listener.listen(config.server.host, config.server.port);
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   const localUrl = `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${port}`;
@@ -67,6 +136,7 @@ export async function startPresso(config: Config, logger: Logger): Promise<Runni
         await listener.close(config.server.shutdownGraceMs);
         await app.close();
         await services.close();
+        await new Promise<void>((resolve) => (ops ? ops.close(() => resolve()) : resolve()));
         logger.info('presso stopped');
       })();
       return stopping;

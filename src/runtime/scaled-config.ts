@@ -3,7 +3,7 @@
  * over engines operators already run (PostgreSQL, Redis with BullMQ, an S3-compatible bucket), and which
  * role it plays there. Checked at start-up: scaled mode names every variable it is missing.
  */
-import { bool, int, type Loaded, oneOf, optionalStr, section, str } from '../config/env.ts';
+import { bool, duration, int, type Loaded, oneOf, optionalStr, section, str } from '../config/env.ts';
 import { ConfigError } from '../errors/catalog.ts';
 
 export const ROLES = ['all', 'api', 'worker'] as const;
@@ -36,6 +36,10 @@ export const scaledConfig = section(
     redisPrefix: str('PRESSO_REDIS_PREFIX', {
       default: 'presso',
       doc: 'Scaled mode: prefix of every Redis key (several deployments can share one Redis)',
+    }),
+    queueLockMs: duration('PRESSO_QUEUE_LOCK', {
+      default: 30_000,
+      doc: 'Scaled mode: how long a worker’s claim on a job lasts without renewal; a killed worker’s jobs run elsewhere after this',
     }),
     s3Bucket: optionalStr('PRESSO_S3_BUCKET', {
       doc: 'Scaled mode: bucket for job inputs and temporary outputs',

@@ -4,6 +4,7 @@
  * and worker process opens the same set and shares it; `services.ts` wires it exactly as the embedded one.
  * Working files (uploads in flight, per-job folders) stay on each machine's local disk.
  */
+import { mkdir } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -28,6 +29,8 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
   if (connectorKey === undefined) {
     throw new ConfigError('PRESSO_MODE=scaled needs PRESSO_CONNECTOR_KEY (the same on every process)');
   }
+  // Only working files live here in scaled mode, but readiness watches its free space from the start.
+  await mkdir(config.dataDir, { recursive: true });
   const prefix = `${runtime.redisPrefix}:`;
   const redisOptions = { maxRetriesPerRequest: null };
   const redis = new Redis(scaled.redisUrl, redisOptions);
@@ -52,6 +55,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     prefix: runtime.redisPrefix,
     name: 'jobs',
     retryDelayMs: config.storage.retryMs,
+    lockMs: runtime.queueLockMs,
   });
   const files = new S3FileStore({
     bucket: scaled.bucket,
@@ -75,7 +79,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     events,
     files,
     limiter,
-    webhookStore: new PgWebhookStore(pool),
+    webhookStore: new PgWebhookStore(pool, { staleSendingMs: config.webhooks.claimTimeoutMs }),
     accountStore: new PgAccountStore(pool),
     connectorStore: new PgConnectorStore(pool),
     connectorKey,

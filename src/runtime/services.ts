@@ -28,10 +28,14 @@ import { createVideoProcessor } from '../processors/video/video-processor.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
 import { dataPaths } from './data-dir.ts';
+import { ServiceMetrics } from './metrics.ts';
 
 export interface Services extends Omit<Backends, 'close'> {
   config: Config;
   logger: Logger;
+  /** Prometheus metrics of this process; also the routes' request observer. */
+  metrics: ServiceMetrics;
+  requestObserver: ServiceMetrics;
   accounts: AccountService;
   connectors: ConnectorService;
   outbound: OutboundClient;
@@ -98,6 +102,7 @@ export function buildServices(
       syncTimeoutMs: config.jobs.syncTimeoutMs,
     },
   );
+  const metrics = new ServiceMetrics(queue, { role: config.runtime.role });
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,
     client: outbound,
@@ -106,6 +111,11 @@ export function buildServices(
     timeoutMs: config.webhooks.timeoutMs,
     retrySchedule: config.webhooks.retrySchedule,
     logger: logger.child({ component: 'webhooks' }),
+    onOutcome: (outcome) => metrics.webhookOutcome(outcome),
+    // Other processes share the deliveries in scaled mode: one that died is noticed while this one runs.
+    ...(config.runtime.mode === 'scaled'
+      ? { reclaimIntervalMs: Math.max(1000, config.webhooks.claimTimeoutMs / 2) }
+      : {}),
   });
   const runner = new JobRunner(
     {
@@ -118,6 +128,7 @@ export function buildServices(
       webhooks: dispatcher,
       destinations: connectors,
       logger: logger.child({ component: 'worker' }),
+      observer: metrics,
     },
     {
       workRoot,
@@ -136,6 +147,8 @@ export function buildServices(
     ...backends,
     config,
     logger,
+    metrics,
+    requestObserver: metrics,
     accounts,
     connectors,
     outbound,

@@ -10,6 +10,10 @@ export const webhooksConfig = section({
     default: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     doc: 'Delays between webhook retries (about 24 h in all)',
   }),
+  claimTimeoutMs: duration('PRESSO_WEBHOOK_CLAIM_TIMEOUT', {
+    default: 600_000,
+    doc: 'Scaled mode: a delivery being sent for longer than this lost its process (one attempt takes seconds); another process sends it again',
+  }),
 });
 
 export type WebhooksConfig = Loaded<typeof webhooksConfig>;

@@ -31,6 +31,13 @@ export interface WebhookDispatcherOptions {
   stopGraceMs?: number;
   now?: () => number;
   logger?: Logger;
+  /**
+   * A store shared with other processes' dispatchers (PostgreSQL): look for deliveries a dead process
+   * left 'sending' this often, not only at start (the store decides what is old enough to take back).
+   */
+  reclaimIntervalMs?: number;
+  /** Sees the outcome of every attempt (metrics): delivered, will retry, or given up. */
+  onOutcome?: (outcome: 'succeeded' | 'retry' | 'failed') => void;
 }
 
 export interface EnqueueWebhook {
@@ -51,6 +58,7 @@ export class WebhookDispatcher {
   readonly #pool: WorkPool<WebhookDelivery>;
   #wakeTimer: NodeJS.Timeout | undefined;
   #resetPending = false;
+  #reclaimTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
@@ -107,6 +115,13 @@ export class WebhookDispatcher {
       );
     });
     this.#pool.start();
+    if (this.#options.reclaimIntervalMs !== undefined) {
+      this.#reclaimTimer = setInterval(() => {
+        this.#resetPending = true;
+        this.#pool.kick();
+      }, this.#options.reclaimIntervalMs);
+      this.#reclaimTimer.unref();
+    }
   }
 
   /** Rows left 'sending' by a dead process go back to pending; before any claim of ours, which this would undo. */
@@ -120,6 +135,7 @@ export class WebhookDispatcher {
 
   /** Stops taking work; attempts in flight get the grace period, then are aborted and rescheduled. */
   async stop(): Promise<void> {
+    clearInterval(this.#reclaimTimer);
     clearTimeout(this.#wakeTimer);
     await this.#pool.stop(this.#options.stopGraceMs ?? this.#options.timeoutMs);
     // A pump that was claiming when stop() came may have armed the wake-up meanwhile.
@@ -204,6 +220,7 @@ export class WebhookDispatcher {
     const delay = this.#options.retrySchedule[runAttempts - 1];
     const log = { deliveryId: delivery.id, jobId: delivery.jobId, attempt: number, statusCode, error };
 
+    this.#options.onOutcome?.(outcome === 'retry' && delay === undefined ? 'failed' : outcome);
     if (outcome === 'succeeded') {
       await store.markSucceeded(delivery.id, this.#now());
       logger?.info(log, 'webhook delivered');

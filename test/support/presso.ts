@@ -114,7 +114,7 @@ const CONNECTION_ERRORS = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-function isConnectionError(error: unknown): boolean {
+export function isConnectionError(error: unknown): boolean {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
     if (CONNECTION_ERRORS.has(String((e as NodeJS.ErrnoException).code))) return true;
   }
@@ -222,11 +222,17 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 const execFileAsync = promisify(execFile);
 
 /** `presso account create` against a data dir (the CLI path an operator uses); returns the key. */
-export async function createAccountCli(dataDir: string, name: string): Promise<{ key: string; id: string }> {
+export async function createAccountCli(
+  dataDir: string,
+  name: string,
+  env: Record<string, string> = {},
+  rateLimit?: number,
+): Promise<{ key: string; id: string }> {
+  const limit = rateLimit === undefined ? [] : ['--rate-limit', String(rateLimit)];
   const { stdout } = await execFileAsync(
     process.execPath,
-    [join(repoRoot, 'src/cli/main.ts'), 'account', 'create', '--name', name],
-    { cwd: repoRoot, env: { ...process.env, PRESSO_DATA_DIR: dataDir, PRESSO_LOG_LEVEL: 'silent' } },
+    [join(repoRoot, 'src/cli/main.ts'), 'account', 'create', '--name', name, ...limit],
+    { cwd: repoRoot, env: { ...process.env, ...env, PRESSO_DATA_DIR: dataDir, PRESSO_LOG_LEVEL: 'silent' } },
   );
   const parsed = JSON.parse(stdout) as { account: { id: string }; key: { key: string } };
   return { key: parsed.key.key, id: parsed.account.id };
@@ -295,7 +301,8 @@ async function spawnOnce(
   await new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`presso did not start in time:\n${output}`)), 30_000);
     const onData = () => {
-      if (output.includes('Presso is listening on')) {
+      // A worker (`serve --role worker`) has no API: it says it runs instead.
+      if (output.includes('Presso is listening on') || output.includes('Presso worker is running')) {
         clearTimeout(timer);
         ok();
       }
@@ -306,7 +313,8 @@ async function spawnOnce(
       fail(new Error(`presso exited early (${code ?? signal}):\n${output}`));
     });
   });
-  const cert = await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+  // A worker has no API, so no certificate.
+  const cert = await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8').catch(() => '');
   return {
     child,
     url: `https://127.0.0.1:${chosen}`,

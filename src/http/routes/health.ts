@@ -27,7 +27,10 @@ export async function healthRoute(app: FastifyInstance, options: HealthRouteOpti
       if (options.isShuttingDown()) return reply.code(503).send({ status: 'shutting-down' });
       const { freeBytes, minFreeBytes, low } = await options.diskSpace.check();
       const disk = { freeBytes, minFreeBytes };
-      const queued = await options.queue.size();
+      // In scaled mode the queue is Redis: a process that cannot reach it must not get new work.
+      const queued = await options.queue.size().catch(() => undefined);
+      if (queued === undefined)
+        return reply.code(503).send({ status: 'degraded', reason: 'queue-unreachable', disk });
       if (low) return reply.code(503).send({ status: 'degraded', reason: 'low-disk', queued, disk });
       return { status: 'ok', queued, disk };
     },
