@@ -8,14 +8,14 @@
  * waiting at once.
  */
 import { type Job as BullJob, type ConnectionOptions, Queue, Worker } from 'bullmq';
-import type { JobHandler, JobQueue } from './job-queue.ts';
+import type { JobHandler, JobLane, JobQueue } from './job-queue.ts';
 
 export interface BullMqJobQueueOptions {
   /** Redis connection settings; BullMQ opens its own connections (a worker blocks one). */
   connection: ConnectionOptions;
   /** Redis key prefix of every deployment's queue keys. */
   prefix: string;
-  /** Queue name (one per kind of work, so a flood of one kind cannot starve another). */
+  /** Queue name; each lane is a BullMQ queue of its own (`<name>` and `<name>-media`) with its own workers. */
   name: string;
   /** Delay before a job handed back by its handler runs again. */
   retryDelayMs: number;
@@ -28,18 +28,20 @@ const FOREVER = Number.MAX_SAFE_INTEGER;
 export class BullMqJobQueue implements JobQueue {
   readonly capabilities = { distributed: true };
   readonly #options: BullMqJobQueueOptions;
-  readonly #queue: Queue;
-  #worker: Worker | undefined;
+  readonly #queues: Record<JobLane, Queue>;
+  #workers: Worker[] = [];
   /** Running handlers: aborted (and their jobs moved back) when a stop's grace runs out. */
   readonly #running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
 
   constructor(options: BullMqJobQueueOptions) {
     this.#options = options;
-    this.#queue = new Queue(options.name, { connection: options.connection, prefix: options.prefix });
+    const queue = (lane: JobLane) =>
+      new Queue(queueName(options.name, lane), { connection: options.connection, prefix: options.prefix });
+    this.#queues = { standard: queue('standard'), media: queue('media') };
   }
 
-  async enqueue(jobId: string): Promise<void> {
-    await this.#queue.add(
+  async enqueue(jobId: string, lane: JobLane = 'standard'): Promise<void> {
+    await this.#queues[lane].add(
       'job',
       {},
       {
@@ -53,11 +55,22 @@ export class BullMqJobQueue implements JobQueue {
     );
   }
 
-  start(handler: JobHandler, concurrency: number): void {
-    if (this.#worker !== undefined) return;
+  start(handler: JobHandler, concurrency: number, mediaConcurrency = 1): void {
+    if (this.#workers.length > 0) return;
+    const lanes: [JobLane, number][] = [
+      ['standard', concurrency],
+      ['media', mediaConcurrency],
+    ];
+    // A lane without workers is left to other processes.
+    this.#workers = lanes
+      .filter(([, size]) => size > 0)
+      .map(([lane, size]) => this.#worker(lane, handler, size));
+  }
+
+  #worker(lane: JobLane, handler: JobHandler, concurrency: number): Worker {
     const lockMs = this.#options.lockMs ?? 30_000;
-    this.#worker = new Worker(
-      this.#options.name,
+    const worker = new Worker(
+      queueName(this.#options.name, lane),
       async (job: BullJob) => {
         const id = job.id ?? '';
         const controller = new AbortController();
@@ -81,15 +94,16 @@ export class BullMqJobQueue implements JobQueue {
       },
     );
     // Connection trouble is retried by ioredis; an error event without a listener would end the process.
-    this.#worker.on('error', () => {});
+    worker.on('error', () => {});
+    return worker;
   }
 
   async stop(graceMs: number): Promise<void> {
-    const worker = this.#worker;
-    if (worker === undefined) return;
-    this.#worker = undefined;
+    const workers = this.#workers;
+    if (workers.length === 0) return;
+    this.#workers = [];
     // Take no new work, let running handlers finish within the grace, then abort the rest.
-    const closing = worker.close();
+    const closing = Promise.all(workers.map((worker) => worker.close()));
     const running = [...this.#running.values()];
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -104,8 +118,12 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async size(): Promise<number> {
-    const counts = await this.#queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-    return Object.values(counts).reduce((sum, n) => sum + n, 0);
+    let total = 0;
+    for (const queue of Object.values(this.#queues)) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      total += Object.values(counts).reduce((sum, n) => sum + n, 0);
+    }
+    return total;
   }
 
   /**
@@ -114,15 +132,19 @@ export class BullMqJobQueue implements JobQueue {
    * that must exit at once, and for the tests that play a crash.
    */
   async abandon(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
+    const workers = this.#workers;
+    this.#workers = [];
     this.#running.clear();
-    await worker?.close(true);
-    await this.#queue.close();
+    await Promise.all(workers.map((worker) => worker.close(true)));
+    await this.close();
   }
 
   /** Closes the queue's own connection (after `stop`). */
   async close(): Promise<void> {
-    await this.#queue.close();
+    await Promise.all(Object.values(this.#queues).map((queue) => queue.close()));
   }
+}
+
+function queueName(name: string, lane: JobLane): string {
+  return lane === 'standard' ? name : `${name}-${lane}`;
 }

@@ -22,7 +22,13 @@ export const jobsConfig = section(
       shown: '(CPU count)',
       min: 0,
       max: 256,
-      doc: 'Jobs processed at once by this process',
+      doc: 'Jobs processed at once by this process (the standard lane: images, PDFs, documents, archives)',
+    }),
+    mediaWorkers: int('PRESSO_MEDIA_WORKERS', {
+      default: 1,
+      min: 0,
+      max: 64,
+      doc: 'Video and audio jobs processed at once by this process, on workers of their own so they never hold the others',
     }),
     retentionMs: duration('PRESSO_JOB_RETENTION', {
       default: 7 * 86_400_000,

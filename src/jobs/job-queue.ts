@@ -14,11 +14,22 @@ export interface QueueCapabilities {
   distributed: boolean;
 }
 
+/**
+ * Lanes keep long work from holding every worker: video and audio jobs (minutes of encoding, and a wait
+ * for their turn in the encode budget) run on the media lane's own workers, so images, PDFs and archives
+ * keep flowing on the standard lane however many videos are queued.
+ */
+export type JobLane = 'standard' | 'media';
+
 export interface JobQueue {
   readonly capabilities: QueueCapabilities;
-  enqueue(jobId: string): Promise<void>;
-  /** Starts taking work; at most `concurrency` handlers run at once. */
-  start(handler: JobHandler, concurrency: number): void;
+  /** Queues a job id on a lane (default `standard`); an id already waiting is not queued twice. */
+  enqueue(jobId: string, lane?: JobLane): Promise<void>;
+  /**
+   * Starts taking work; at most `concurrency` standard-lane handlers and `mediaConcurrency` (default 1)
+   * media-lane handlers run at once.
+   */
+  start(handler: JobHandler, concurrency: number, mediaConcurrency?: number): void;
   /**
    * Stops taking work. Running handlers get `graceMs` to finish, then are aborted and their jobs
    * handed back to the queue so another process (or the next start) runs them again.

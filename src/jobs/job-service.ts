@@ -8,10 +8,11 @@ import type { Logger } from 'pino';
 import { NotFoundError, toPressoError } from '../errors/catalog.ts';
 import { storageErrorOr } from '../errors/storage-full.ts';
 import type { FileStore } from '../files/file-store.ts';
+import { detectFile } from '../media/detect.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { isFinished, type Job, jobKeys, type ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
-import type { JobQueue } from './job-queue.ts';
+import type { JobLane, JobQueue } from './job-queue.ts';
 import type { UsageDelta, UsageRecorder } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
 import type { OutputDestinations } from './output-destinations.ts';
@@ -60,6 +61,8 @@ export class JobService {
     const { jobId, received, request } = args;
     if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
     if (request.params.store) await this.#deps.destinations.check(args.accountId, request.params.store);
+    // The lane from the magic bytes, before the upload moves to the file store (a worker checks again).
+    const lane = laneOf((await detectFile(this.uploadPath(jobId)).catch(() => undefined))?.kind);
     await this.#deps.files.putFile(jobKeys.input(jobId), this.uploadPath(jobId));
     const job = await this.#deps.store
       .create({
@@ -76,7 +79,7 @@ export class JobService {
         throw error;
       });
     const async = request.forceAsync || received.size > this.#options.asyncThresholdBytes;
-    return this.#enqueue(job, { jobs: 1, bytesIn: received.size }, async, signal);
+    return this.#enqueue(job, { jobs: 1, bytesIn: received.size }, async, signal, lane);
   }
 
   async submitFetch(
@@ -106,15 +109,21 @@ export class JobService {
     return job;
   }
 
-  async #enqueue(job: Job, usage: UsageDelta, async: boolean, signal?: AbortSignal): Promise<Job> {
+  async #enqueue(
+    job: Job,
+    usage: UsageDelta,
+    async: boolean,
+    signal?: AbortSignal,
+    lane: JobLane = 'standard',
+  ): Promise<Job> {
     if (async) {
-      await this.#queue(job, usage);
+      await this.#queue(job, usage, lane);
       return job;
     }
     // Watch before queueing, so a job that finishes at once is not missed.
     const watch = await this.#deps.events.watch(job.id);
     try {
-      await this.#queue(job, usage);
+      await this.#queue(job, usage, lane);
       const deadline = Date.now() + this.#options.syncTimeoutMs;
       for (;;) {
         const current = (await this.#deps.store.get(job.id)) ?? job;
@@ -131,9 +140,9 @@ export class JobService {
   }
 
   /** Queues a recorded job and counts it; a job that could not be queued is failed, not left waiting forever. */
-  async #queue(job: Job, usage: UsageDelta): Promise<void> {
+  async #queue(job: Job, usage: UsageDelta, lane: JobLane): Promise<void> {
     try {
-      await this.#deps.queue.enqueue(job.id);
+      await this.#deps.queue.enqueue(job.id, lane);
     } catch (error) {
       await this.#deps.store.fail(job.id, toPressoError(storageErrorOr(error)).toRecord()).catch(() => {});
       await this.#deps.files.deletePrefix(`jobs/${job.id}/`).catch(() => {});
@@ -145,4 +154,12 @@ export class JobService {
       this.#deps.logger.error({ err: error, jobId: job.id, usage }, 'usage not counted');
     });
   }
+}
+
+/**
+ * Video and audio take the media lane. A fetched file's kind is known only once a worker downloaded it,
+ * so fetches take the standard lane (the encode budget still bounds how many encode at once).
+ */
+function laneOf(kind: string | undefined): JobLane {
+  return kind === 'video' || kind === 'audio' ? 'media' : 'standard';
 }

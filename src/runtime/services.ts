@@ -160,7 +160,8 @@ export function buildServices(
     async startBackground() {
       // Working directories of a previous process are stale: its jobs re-run from their stored input.
       await rm(workRoot, { recursive: true, force: true });
-      if (config.jobs.workers > 0) queue.start(runner.run, config.jobs.workers);
+      if (config.jobs.workers > 0 || config.jobs.mediaWorkers > 0)
+        queue.start(runner.run, config.jobs.workers, config.jobs.mediaWorkers);
       await dispatcher.start();
       sweeper.start();
       // The first sweep frees space, so it matters most when the disk is full; failing, it waits for the timer.

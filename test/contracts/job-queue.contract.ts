@@ -89,6 +89,30 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       assert.deepEqual(seen, ['dup']);
     });
 
+    it('lanes: a busy media lane does not hold standard jobs, and media jobs wait for their own workers', async () => {
+      const queue = await open();
+      const gate = deferred();
+      const seen: string[] = [];
+      queue.start(
+        async (id) => {
+          if (id.startsWith('media')) await gate.promise;
+          seen.push(id);
+        },
+        1,
+        1,
+      );
+      await queue.enqueue('media-1', 'media');
+      await queue.enqueue('media-2', 'media');
+      await queue.enqueue('standard-1');
+      await queue.enqueue('standard-2', 'standard');
+      // Both standard jobs run on the one standard worker while the media lane is stuck on media-1.
+      await until(() => seen.length === 2);
+      assert.deepEqual([...seen].sort(), ['standard-1', 'standard-2']);
+      gate.resolve();
+      await until(() => seen.length === 4);
+      assert.deepEqual(seen.slice(2), ['media-1', 'media-2']);
+    });
+
     it('keeps waiting work across a restart', async () => {
       const first = await open();
       await first.enqueue('kept-1');

@@ -7,13 +7,16 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
 import { retryAfterSeconds } from '../../src/http/routes/jobs.ts';
 import { createAudioProcessor } from '../../src/processors/audio/audio-processor.ts';
+import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { createVideoProcessor } from '../../src/processors/video/video-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
 import { audioStream, makeClip, makeTone, probe, videoStream } from '../support/media.ts';
 import { useScratch } from '../support/scratch.ts';
+import { until } from '../support/until.ts';
 
 const scratch = useScratch('presso-http-media-');
 
@@ -158,5 +161,38 @@ describe('job progress (extension)', () => {
     const done = await presso.waitForJob(ack.id);
     assert.equal(done.status, 'completed');
     assert.equal(done.progress, undefined);
+  });
+});
+
+describe('queue lanes', () => {
+  let presso: TestApp;
+  before(async () => {
+    presso = await buildTestApp({
+      processors: [createVideoProcessor(), createAudioProcessor(), createImageProcessor()],
+      env: { PRESSO_WORKERS: '1', PRESSO_MEDIA_WORKERS: '1' },
+    });
+  });
+  after(() => presso?.close());
+
+  test('a video being encoded does not hold the image worker: an image upload is answered meanwhile', async () => {
+    // Minutes of 640×360 encoding at medium: far longer than one small image, whatever the load.
+    const clip = makeClip(join(scratch(), 'long.mp4'), { seconds: 30, width: 640, height: 360 });
+    const video = await presso.upload(clip, {
+      video: { compression: 'medium', format: 'webm' },
+      async: true,
+    });
+    assert.equal(video.status, 202, await video.clone().text());
+    const { id } = (await video.json()) as { id: string };
+    await until(async () => {
+      const record = (await (await presso.request(`/1.0/jobs/${id}`)).json()) as { status: string };
+      return record.status === 'processing';
+    });
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
+    const image = await presso.upload(png, { image: { compression: 'high' } }, undefined, 'small.png');
+    assert.equal(image.status, 200, await image.clone().text());
+    const record = (await (await presso.request(`/1.0/jobs/${id}`)).json()) as { status: string };
+    assert.equal(record.status, 'processing', 'the video was still running when the image was answered');
   });
 });

@@ -87,4 +87,9 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX connectors_account ON connectors(account_id, created_at);
   `,
+  // Queue lanes (jobs/job-queue.ts): video and audio on their own workers.
+  `
+  ALTER TABLE queue ADD COLUMN lane TEXT NOT NULL DEFAULT 'standard';
+  CREATE INDEX queue_lane_waiting ON queue(lane, state, available_at, seq);
+  `,
 ];

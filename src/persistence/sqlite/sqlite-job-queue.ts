@@ -10,7 +10,7 @@
  * memory until it can: accepted jobs are kept and run once space is back.
  */
 import type { Logger } from 'pino';
-import type { JobHandler, JobQueue } from '../../jobs/job-queue.ts';
+import type { JobHandler, JobLane, JobQueue } from '../../jobs/job-queue.ts';
 import { WorkPool } from '../../jobs/work-pool.ts';
 import { all, type Database, get, run } from './database.ts';
 
@@ -32,7 +32,8 @@ export class SqliteJobQueue implements JobQueue {
   readonly #logger: Logger | undefined;
   /** Outcomes of finished handlers that the database could not record yet (their rows stay 'active'). */
   readonly #unrecorded = new Map<string, Outcome>();
-  #pool: WorkPool<string> | undefined;
+  /** One pool per lane, each claiming only its lane's rows. */
+  #pools: WorkPool<string>[] = [];
   #resetPending = false;
   #failing = false;
 
@@ -43,23 +44,42 @@ export class SqliteJobQueue implements JobQueue {
     this.#logger = options.logger;
   }
 
-  async enqueue(jobId: string): Promise<void> {
+  async enqueue(jobId: string, lane: JobLane = 'standard'): Promise<void> {
     run(
       this.#db,
-      `INSERT INTO queue (job_id, state, available_at) VALUES (?, 'waiting', ?) ON CONFLICT(job_id) DO NOTHING`,
+      `INSERT INTO queue (job_id, state, available_at, lane) VALUES (?, 'waiting', ?, ?) ON CONFLICT(job_id) DO NOTHING`,
       jobId,
       Date.now(),
+      lane,
     );
-    queueMicrotask(() => this.#pool?.kick());
+    queueMicrotask(() => {
+      for (const pool of this.#pools) pool.kick();
+    });
   }
 
-  start(handler: JobHandler, concurrency: number): void {
-    if (this.#pool?.running) return;
+  get #running(): boolean {
+    return this.#pools.some((pool) => pool.running);
+  }
+
+  start(handler: JobHandler, concurrency: number, mediaConcurrency = 1): void {
+    if (this.#running) return;
     // Done by the first pump, so a database that is full at start delays the reset instead of failing it.
     this.#resetPending = true;
-    this.#pool = new WorkPool<string>(
+    const lanes: [JobLane, number][] = [
+      ['standard', concurrency],
+      ['media', mediaConcurrency],
+    ];
+    // A lane without workers is not served here (another process, or none: jobs wait).
+    this.#pools = lanes
+      .filter(([, size]) => size > 0)
+      .map(([lane, size]) => this.#lanePool(handler, lane, size));
+    for (const pool of this.#pools) pool.start();
+  }
+
+  #lanePool(handler: JobHandler, lane: JobLane, concurrency: number): WorkPool<string> {
+    return new WorkPool<string>(
       {
-        claim: () => this.#claim(),
+        claim: () => this.#claim(lane),
         idOf: (jobId) => jobId,
         process: (jobId, signal) => this.#process(jobId, handler, signal),
         release: (jobIds) => {
@@ -81,13 +101,11 @@ export class SqliteJobQueue implements JobQueue {
       },
       { concurrency, pollMs: this.#pollMs },
     );
-    this.#pool.start();
   }
 
   async stop(graceMs: number): Promise<void> {
-    const pool = this.#pool;
-    if (!pool) return;
-    await pool.stop(graceMs);
+    if (this.#pools.length === 0) return;
+    await Promise.all(this.#pools.map((pool) => pool.stop(graceMs)));
     // No pump runs any more: one last try to record outcomes a full disk held back, so the next
     // start does not run finished jobs again. Failing, their rows stay 'active' for that start's reset.
     try {
@@ -118,15 +136,16 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
-  /** The oldest due job, marked active; one at a time, so jobs start in the order they became due. */
-  #claim(): string[] {
+  /** The lane's oldest due job, marked active; one at a time, so jobs start in the order they became due. */
+  #claim(lane: JobLane): string[] {
     // all() reads an UPDATE ... RETURNING (see `all` in database.ts): with get() a full disk
     // returned a job id whose row was never marked active, and the next pump ran the job again.
     const rows = all<{ job_id: string }>(
       this.#db,
       `UPDATE queue SET state = 'active' WHERE seq = (
-         SELECT seq FROM queue WHERE state = 'waiting' AND available_at <= ? ORDER BY available_at, seq LIMIT 1
+         SELECT seq FROM queue WHERE lane = ? AND state = 'waiting' AND available_at <= ? ORDER BY available_at, seq LIMIT 1
        ) RETURNING job_id`,
+      lane,
       Date.now(),
     );
     return rows.map((row) => row.job_id);
@@ -158,7 +177,7 @@ export class SqliteJobQueue implements JobQueue {
     }
     // Handed back while running: it waits `retryDelayMs` (a full disk is not fixed at once); on
     // shutdown it is due at once, for the next start.
-    const availableAt = Date.now() + (this.#pool?.running ? this.#retryDelayMs : 0);
+    const availableAt = Date.now() + (this.#running ? this.#retryDelayMs : 0);
     run(
       this.#db,
       `UPDATE queue SET state = 'waiting', available_at = ? WHERE job_id = ?`,
