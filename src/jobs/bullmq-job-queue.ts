@@ -8,7 +8,7 @@
  * waiting at once.
  */
 import { type Job as BullJob, type ConnectionOptions, Queue, Worker } from 'bullmq';
-import type { JobHandler, JobLane, JobQueue } from './job-queue.ts';
+import type { EnqueueOptions, JobHandler, JobLane, JobQueue, LaneStats } from './job-queue.ts';
 
 export interface BullMqJobQueueOptions {
   /** Redis connection settings; BullMQ opens its own connections (a worker blocks one). */
@@ -40,12 +40,14 @@ export class BullMqJobQueue implements JobQueue {
     this.#queues = { standard: queue('standard'), media: queue('media') };
   }
 
-  async enqueue(jobId: string, lane: JobLane = 'standard'): Promise<void> {
-    await this.#queues[lane].add(
+  async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
+    await this.#queues[options.lane ?? 'standard'].add(
       'job',
       {},
       {
         jobId,
+        // Every job has a priority (1 = first): BullMQ takes unprioritised jobs before prioritised ones.
+        priority: options.urgent ? 1 : 2,
         attempts: FOREVER,
         backoff: { type: 'fixed', delay: this.#options.retryDelayMs },
         // Outcomes live in the job store; the queue keeps nothing once a job is done with.
@@ -124,6 +126,25 @@ export class BullMqJobQueue implements JobQueue {
       total += Object.values(counts).reduce((sum, n) => sum + n, 0);
     }
     return total;
+  }
+
+  async stats(): Promise<LaneStats[]> {
+    const now = Date.now();
+    const result: LaneStats[] = [];
+    for (const lane of ['standard', 'media'] as const) {
+      const queue = this.#queues[lane];
+      const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      // The first hundred waiting jobs are enough to find the oldest in practice: the rest came later.
+      const waiting = await queue.getJobs(['prioritized', 'waiting'], 0, 99, true);
+      const oldest = Math.min(...waiting.map((job) => job.timestamp));
+      result.push({
+        lane,
+        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0),
+        running: counts.active ?? 0,
+        oldestWaitingSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1000) : 0,
+      });
+    }
+    return result;
   }
 
   /**

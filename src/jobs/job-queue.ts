@@ -21,10 +21,26 @@ export interface QueueCapabilities {
  */
 export type JobLane = 'standard' | 'media';
 
+export interface EnqueueOptions {
+  /** Default `standard`. */
+  lane?: JobLane;
+  /** A client is waiting for the answer (a synchronous request): taken before queued background work. */
+  urgent?: boolean;
+}
+
+/** One lane's backlog, for metrics: what waits, what runs, and how long the oldest waiting job has waited. */
+export interface LaneStats {
+  lane: JobLane;
+  waiting: number;
+  running: number;
+  /** 0 when nothing waits. */
+  oldestWaitingSeconds: number;
+}
+
 export interface JobQueue {
   readonly capabilities: QueueCapabilities;
-  /** Queues a job id on a lane (default `standard`); an id already waiting is not queued twice. */
-  enqueue(jobId: string, lane?: JobLane): Promise<void>;
+  /** Queues a job id (an id already waiting is not queued twice). */
+  enqueue(jobId: string, options?: EnqueueOptions): Promise<void>;
   /**
    * Starts taking work; at most `concurrency` standard-lane handlers and `mediaConcurrency` (default 1)
    * media-lane handlers run at once.
@@ -37,4 +53,6 @@ export interface JobQueue {
   stop(graceMs: number): Promise<void>;
   /** Jobs waiting or running. */
   size(): Promise<number>;
+  /** Per lane: waiting and running jobs and the oldest wait (a deployment-wide view where the queue is shared). */
+  stats(): Promise<LaneStats[]>;
 }

@@ -12,7 +12,7 @@ import { detectFile } from '../media/detect.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import { isFinished, type Job, jobKeys, type ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
-import type { JobLane, JobQueue } from './job-queue.ts';
+import type { EnqueueOptions, JobLane, JobQueue } from './job-queue.ts';
 import type { UsageDelta, UsageRecorder } from './job-reporting.ts';
 import type { JobStore } from './job-store.ts';
 import type { OutputDestinations } from './output-destinations.ts';
@@ -117,13 +117,14 @@ export class JobService {
     lane: JobLane = 'standard',
   ): Promise<Job> {
     if (async) {
-      await this.#queue(job, usage, lane);
+      await this.#queue(job, usage, { lane });
       return job;
     }
     // Watch before queueing, so a job that finishes at once is not missed.
     const watch = await this.#deps.events.watch(job.id);
     try {
-      await this.#queue(job, usage, lane);
+      // A client waits for this one: it goes before background work.
+      await this.#queue(job, usage, { lane, urgent: true });
       const deadline = Date.now() + this.#options.syncTimeoutMs;
       for (;;) {
         const current = (await this.#deps.store.get(job.id)) ?? job;
@@ -140,9 +141,9 @@ export class JobService {
   }
 
   /** Queues a recorded job and counts it; a job that could not be queued is failed, not left waiting forever. */
-  async #queue(job: Job, usage: UsageDelta, lane: JobLane): Promise<void> {
+  async #queue(job: Job, usage: UsageDelta, options: EnqueueOptions): Promise<void> {
     try {
-      await this.#deps.queue.enqueue(job.id, lane);
+      await this.#deps.queue.enqueue(job.id, options);
     } catch (error) {
       await this.#deps.store.fail(job.id, toPressoError(storageErrorOr(error)).toRecord()).catch(() => {});
       await this.#deps.files.deletePrefix(`jobs/${job.id}/`).catch(() => {});

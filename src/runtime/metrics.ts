@@ -7,7 +7,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestObserver } from '../http/app.ts';
 import type { FinishedJob, JobObserver } from '../jobs/job-context.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import type { JobQueue, LaneStats } from '../jobs/job-queue.ts';
 
 export class ServiceMetrics implements RequestObserver, JobObserver {
   readonly registry = new Registry();
@@ -36,12 +36,35 @@ export class ServiceMetrics implements RequestObserver, JobObserver {
       buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
+    // Both gauges come from one stats() call per scrape.
+    let stats: Promise<LaneStats[]> | undefined;
+    const current = () => {
+      stats ??= queue.stats().finally(() => {
+        setImmediate(() => {
+          stats = undefined;
+        });
+      });
+      return stats;
+    };
     new Gauge({
       name: 'presso_queue_jobs',
-      help: 'Jobs waiting or running in the queue (every process of a scaled deployment sees the same)',
+      help: 'Jobs in the queue by lane and state (waiting, running); the whole deployment’s in scaled mode',
+      labelNames: ['lane', 'state'],
       registers,
       async collect() {
-        this.set(await queue.size());
+        for (const lane of await current()) {
+          this.set({ lane: lane.lane, state: 'waiting' }, lane.waiting);
+          this.set({ lane: lane.lane, state: 'running' }, lane.running);
+        }
+      },
+    });
+    new Gauge({
+      name: 'presso_queue_oldest_waiting_seconds',
+      help: 'How long the oldest waiting job of each lane has waited',
+      labelNames: ['lane'],
+      registers,
+      async collect() {
+        for (const lane of await current()) this.set({ lane: lane.lane }, lane.oldestWaitingSeconds);
       },
     });
     this.#jobs = new Counter({

@@ -101,16 +101,43 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
         1,
         1,
       );
-      await queue.enqueue('media-1', 'media');
-      await queue.enqueue('media-2', 'media');
+      await queue.enqueue('media-1', { lane: 'media' });
+      await queue.enqueue('media-2', { lane: 'media' });
       await queue.enqueue('standard-1');
-      await queue.enqueue('standard-2', 'standard');
+      await queue.enqueue('standard-2', { lane: 'standard' });
+      const stats = await queue.stats();
+      assert.deepEqual(
+        stats.map((l) => [l.lane, l.waiting + l.running]),
+        [
+          ['standard', 2],
+          ['media', 2],
+        ],
+      );
       // Both standard jobs run on the one standard worker while the media lane is stuck on media-1.
       await until(() => seen.length === 2);
       assert.deepEqual([...seen].sort(), ['standard-1', 'standard-2']);
       gate.resolve();
       await until(() => seen.length === 4);
       assert.deepEqual(seen.slice(2), ['media-1', 'media-2']);
+    });
+
+    it('urgent jobs (a client waits) go before background work; stats show the backlog and its age', async () => {
+      const queue = await open();
+      await queue.enqueue('background-1');
+      await queue.enqueue('background-2');
+      await queue.enqueue('urgent-1', { urgent: true });
+      const [standard] = await queue.stats();
+      assert.equal(standard?.waiting, 3);
+      assert.ok((standard?.oldestWaitingSeconds ?? -1) >= 0);
+      const seen = await runAll(queue, 3);
+      assert.deepEqual(seen, ['urgent-1', 'background-1', 'background-2']);
+      assert.deepEqual(
+        (await queue.stats()).map((l) => [l.waiting, l.running]),
+        [
+          [0, 0],
+          [0, 0],
+        ],
+      );
     });
 
     it('keeps waiting work across a restart', async () => {

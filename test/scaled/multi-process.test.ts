@@ -232,7 +232,8 @@ describe('scaled-out mode: 2 API and 2 worker processes', () => {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       assert.equal(health.status, 200);
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      assert.match(metrics, /presso_queue_jobs\{role="worker"\} \d+/);
+      assert.match(metrics, /presso_queue_jobs\{lane="media",state="waiting",role="worker"\} \d+/);
+      assert.match(metrics, /presso_queue_oldest_waiting_seconds\{lane="standard",role="worker"\} [\d.]+/);
       assert.match(metrics, /presso_process_cpu_seconds_total/);
     } finally {
       await worker.kill('SIGTERM');

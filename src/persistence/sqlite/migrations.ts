@@ -92,4 +92,9 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE queue ADD COLUMN lane TEXT NOT NULL DEFAULT 'standard';
   CREATE INDEX queue_lane_waiting ON queue(lane, state, available_at, seq);
   `,
+  // Priorities: 0 for a job a client waits for (synchronous), 1 for background work.
+  `
+  ALTER TABLE queue ADD COLUMN priority INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX queue_priority_waiting ON queue(lane, state, priority, available_at, seq);
+  `,
 ];

@@ -10,7 +10,7 @@
  * memory until it can: accepted jobs are kept and run once space is back.
  */
 import type { Logger } from 'pino';
-import type { JobHandler, JobLane, JobQueue } from '../../jobs/job-queue.ts';
+import type { EnqueueOptions, JobHandler, JobLane, JobQueue, LaneStats } from '../../jobs/job-queue.ts';
 import { WorkPool } from '../../jobs/work-pool.ts';
 import { all, type Database, get, run } from './database.ts';
 
@@ -44,13 +44,15 @@ export class SqliteJobQueue implements JobQueue {
     this.#logger = options.logger;
   }
 
-  async enqueue(jobId: string, lane: JobLane = 'standard'): Promise<void> {
+  async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
     run(
       this.#db,
-      `INSERT INTO queue (job_id, state, available_at, lane) VALUES (?, 'waiting', ?, ?) ON CONFLICT(job_id) DO NOTHING`,
+      `INSERT INTO queue (job_id, state, available_at, lane, priority) VALUES (?, 'waiting', ?, ?, ?)
+         ON CONFLICT(job_id) DO NOTHING`,
       jobId,
       Date.now(),
-      lane,
+      options.lane ?? 'standard',
+      options.urgent ? 0 : 1,
     );
     queueMicrotask(() => {
       for (const pool of this.#pools) pool.kick();
@@ -119,6 +121,26 @@ export class SqliteJobQueue implements JobQueue {
     return get<{ n: number }>(this.#db, 'SELECT COUNT(*) AS n FROM queue')?.n ?? 0;
   }
 
+  async stats(): Promise<LaneStats[]> {
+    const now = Date.now();
+    const rows = all<{ lane: JobLane; waiting: number; running: number; oldest: number | null }>(
+      this.#db,
+      `SELECT lane, SUM(state = 'waiting') AS waiting, SUM(state = 'active') AS running,
+         MIN(CASE WHEN state = 'waiting' THEN available_at END) AS oldest
+       FROM queue GROUP BY lane`,
+    );
+    return (['standard', 'media'] as const).map((lane) => {
+      const row = rows.find((r) => r.lane === lane);
+      const oldest = row?.oldest ?? undefined;
+      return {
+        lane,
+        waiting: row?.waiting ?? 0,
+        running: row?.running ?? 0,
+        oldestWaitingSeconds: oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000),
+      };
+    });
+  }
+
   /** Bookkeeping that must come before any claim; throws (to the pool) while the database is full. */
   #catchUp(): void {
     if (this.#resetPending) {
@@ -143,7 +165,8 @@ export class SqliteJobQueue implements JobQueue {
     const rows = all<{ job_id: string }>(
       this.#db,
       `UPDATE queue SET state = 'active' WHERE seq = (
-         SELECT seq FROM queue WHERE lane = ? AND state = 'waiting' AND available_at <= ? ORDER BY available_at, seq LIMIT 1
+         SELECT seq FROM queue WHERE lane = ? AND state = 'waiting' AND available_at <= ?
+         ORDER BY priority, available_at, seq LIMIT 1
        ) RETURNING job_id`,
       lane,
       Date.now(),
