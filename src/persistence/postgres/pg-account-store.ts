@@ -1,39 +1,8 @@
 /** Accounts, API keys (hashes only) and usage counters in PostgreSQL: the twin of sqlite-account-store.ts. */
 import type pg from 'pg';
 import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
+import { type AccountRow, type KeyRow, toAccount, toKey } from '../rows.ts';
 import { execute, type Queryable, query, transaction } from './database.ts';
-
-interface AccountRow {
-  id: string;
-  name: string;
-  rate_limit: number;
-  webhook_secret: string;
-  created_at: number;
-}
-
-interface KeyRow {
-  id: string;
-  account_id: string;
-  prefix: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-const toAccount = (r: AccountRow): Account => ({
-  id: r.id,
-  name: r.name,
-  rateLimit: r.rate_limit,
-  webhookSecret: r.webhook_secret,
-  createdAt: r.created_at,
-});
-
-const toKey = (r: KeyRow): ApiKeyRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  prefix: r.prefix,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at ?? undefined,
-});
 
 export class PgAccountStore implements AccountStore {
   readonly #db: pg.Pool;

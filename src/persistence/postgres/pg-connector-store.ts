@@ -1,28 +1,8 @@
 /** Store connectors in PostgreSQL (table `connectors`): the twin of sqlite-connector-store.ts. */
 import type pg from 'pg';
 import type { ConnectorRecord, ConnectorStore } from '../../connectors/connector-store.ts';
-import type { StoreKind } from '../../stores/external-store.ts';
+import { type ConnectorRow, toConnector } from '../rows.ts';
 import { execute, query } from './database.ts';
-
-interface ConnectorRow {
-  id: string;
-  account_id: string;
-  kind: StoreKind;
-  name: string;
-  hint: string;
-  secret: string;
-  created_at: number;
-}
-
-const fromRow = (row: ConnectorRow): ConnectorRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  kind: row.kind,
-  name: row.name,
-  hint: row.hint,
-  secret: row.secret,
-  createdAt: row.created_at,
-});
 
 export class PgConnectorStore implements ConnectorStore {
   readonly #db: pg.Pool;
@@ -45,7 +25,7 @@ export class PgConnectorStore implements ConnectorStore {
       'SELECT * FROM connectors WHERE id = $1 AND account_id = $2',
       [id, accountId],
     );
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : toConnector(row);
   }
 
   async list(accountId: string): Promise<ConnectorRecord[]> {
@@ -54,7 +34,7 @@ export class PgConnectorStore implements ConnectorStore {
       'SELECT * FROM connectors WHERE account_id = $1 ORDER BY created_at, id',
       [accountId],
     );
-    return rows.map(fromRow);
+    return rows.map(toConnector);
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

@@ -7,47 +7,8 @@ import type pg from 'pg';
 import type { ErrorRecord } from '../../errors/catalog.ts';
 import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
 import type { JobStore, NewJob } from '../../jobs/job-store.ts';
+import { type JobRow, toJob } from '../rows.ts';
 import { execute, query } from './database.ts';
-
-interface JobRow {
-  id: string;
-  account_id: string;
-  status: Job['status'];
-  source: string;
-  params: string;
-  webhook_url: string | null;
-  input: string | null;
-  output: string | null;
-  error: string | null;
-  attempts: number;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
-  progress: number | null;
-}
-
-function parse<T>(text: string | null): T | undefined {
-  return text === null ? undefined : (JSON.parse(text) as T);
-}
-
-function toJob(row: JobRow): Job {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    status: row.status,
-    source: JSON.parse(row.source),
-    params: JSON.parse(row.params),
-    webhookUrl: row.webhook_url ?? undefined,
-    input: parse(row.input),
-    output: parse(row.output),
-    error: parse(row.error),
-    attempts: row.attempts,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    finishedAt: row.finished_at ?? undefined,
-    progress: row.progress ?? undefined,
-  };
-}
 
 export class PgJobStore implements JobStore {
   readonly #db: pg.Pool;

@@ -7,35 +7,13 @@ import type pg from 'pg';
 import type {
   NewWebhookAttempt,
   NewWebhookDelivery,
-  WebhookAttempt,
   WebhookDelivery,
   WebhookDeliveryState,
   WebhookDeliveryWithAttempts,
   WebhookStore,
 } from '../../webhooks/webhook-store.ts';
+import { type AttemptRow, type DeliveryRow, toAttempt, toDelivery } from '../rows.ts';
 import { execute, query, transaction } from './database.ts';
-
-interface DeliveryRow {
-  id: string;
-  job_id: string;
-  account_id: string;
-  url: string;
-  payload: string;
-  state: WebhookDeliveryState;
-  attempts: number;
-  next_attempt_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-interface AttemptRow {
-  delivery_id: string;
-  attempt: number;
-  at: number;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-}
 
 /**
  * A delivery 'sending' for this long lost its process (one attempt is one HTTP request, seconds long):
@@ -188,29 +166,4 @@ export class PgWebhookStore implements WebhookStore {
       [state, now, id],
     );
   }
-}
-
-function toDelivery(row: DeliveryRow): WebhookDelivery {
-  return {
-    id: row.id,
-    jobId: row.job_id,
-    accountId: row.account_id,
-    url: row.url,
-    payload: row.payload,
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at ?? undefined,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toAttempt(row: AttemptRow): WebhookAttempt {
-  return {
-    attempt: row.attempt,
-    at: row.at,
-    statusCode: row.status_code ?? undefined,
-    error: row.error ?? undefined,
-    durationMs: row.duration_ms,
-  };
 }

@@ -1,27 +1,7 @@
 /** Store connectors in the embedded database (table `connectors`); credentials arrive and leave encrypted. */
 import type { ConnectorRecord, ConnectorStore } from '../../connectors/connector-store.ts';
-import type { StoreKind } from '../../stores/external-store.ts';
+import { type ConnectorRow, toConnector } from '../rows.ts';
 import { all, type Database, get, run } from './database.ts';
-
-interface ConnectorRow {
-  id: string;
-  account_id: string;
-  kind: StoreKind;
-  name: string;
-  hint: string;
-  secret: string;
-  created_at: number;
-}
-
-const fromRow = (row: ConnectorRow): ConnectorRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  kind: row.kind,
-  name: row.name,
-  hint: row.hint,
-  secret: row.secret,
-  createdAt: row.created_at,
-});
 
 export class SqliteConnectorStore implements ConnectorStore {
   readonly #db: Database;
@@ -51,7 +31,7 @@ export class SqliteConnectorStore implements ConnectorStore {
       id,
       accountId,
     );
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : toConnector(row);
   }
 
   async list(accountId: string): Promise<ConnectorRecord[]> {
@@ -59,7 +39,7 @@ export class SqliteConnectorStore implements ConnectorStore {
       this.#db,
       'SELECT * FROM connectors WHERE account_id = ? ORDER BY created_at, id',
       accountId,
-    ).map(fromRow);
+    ).map(toConnector);
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

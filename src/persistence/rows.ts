@@ -1,0 +1,149 @@
+/**
+ * Rows of the tables both databases share (the same names and columns in SQLite and PostgreSQL, kept in step
+ * by test/persistence/postgres.test.ts) and their mapping to the domain's records: written once for both
+ * dialects' stores.
+ */
+import type { Account, ApiKeyRecord } from '../accounts/account-store.ts';
+import type { ConnectorRecord } from '../connectors/connector-store.ts';
+import type { Job } from '../jobs/job.ts';
+import type { StoreKind } from '../stores/external-store.ts';
+import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState } from '../webhooks/webhook-store.ts';
+
+export interface JobRow {
+  id: string;
+  account_id: string;
+  status: Job['status'];
+  source: string;
+  params: string;
+  webhook_url: string | null;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+  progress: number | null;
+}
+
+export function parse<T>(text: string | null): T | undefined {
+  return text === null ? undefined : (JSON.parse(text) as T);
+}
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    status: row.status,
+    source: JSON.parse(row.source),
+    params: JSON.parse(row.params),
+    webhookUrl: row.webhook_url ?? undefined,
+    input: parse(row.input),
+    output: parse(row.output),
+    error: parse(row.error),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at ?? undefined,
+    progress: row.progress ?? undefined,
+  };
+}
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  rate_limit: number;
+  webhook_secret: string;
+  created_at: number;
+}
+
+export interface KeyRow {
+  id: string;
+  account_id: string;
+  prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  rateLimit: r.rate_limit,
+  webhookSecret: r.webhook_secret,
+  createdAt: r.created_at,
+});
+
+export const toKey = (r: KeyRow): ApiKeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at ?? undefined,
+});
+
+export interface ConnectorRow {
+  id: string;
+  account_id: string;
+  kind: StoreKind;
+  name: string;
+  hint: string;
+  secret: string;
+  created_at: number;
+}
+
+export const toConnector = (row: ConnectorRow): ConnectorRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  kind: row.kind,
+  name: row.name,
+  hint: row.hint,
+  secret: row.secret,
+  createdAt: row.created_at,
+});
+
+export interface DeliveryRow {
+  id: string;
+  job_id: string;
+  account_id: string;
+  url: string;
+  payload: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    accountId: row.account_id,
+    url: row.url,
+    payload: row.payload,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toAttempt(row: AttemptRow): WebhookAttempt {
+  return {
+    attempt: row.attempt,
+    at: row.at,
+    statusCode: row.status_code ?? undefined,
+    error: row.error ?? undefined,
+    durationMs: row.duration_ms,
+  };
+}
