@@ -1,6 +1,7 @@
 /**
  * An office document through POST /1.0/upload with the real document processor (app.inject): DOCX to
- * PDF answers with a PDF output that qpdf accepts; a conversion across families is 422 on its field.
+ * PDF answers with a PDF output that qpdf accepts; a conversion across families, and a picture format
+ * Office or LibreOffice cannot show inside a document, are 422 on their field.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -40,6 +41,15 @@ describe('POST /1.0/upload: an office document', () => {
     assert.deepEqual(
       (body.errors as Array<{ field: string }>).map((e) => e.field),
       ['document.format'],
+    );
+  });
+
+  test('images.format webp is 422 on document.images.format (not every office suite shows WebP)', async () => {
+    const response = await presso.upload(corpus.odt, { document: { images: { format: 'webp' } } });
+    const body = await assertErrorBody(response, 422);
+    assert.deepEqual(
+      (body.errors as Array<{ field: string }>).map((e) => e.field),
+      ['document.images.format'],
     );
   });
 });

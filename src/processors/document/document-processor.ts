@@ -1,8 +1,10 @@
 /**
  * The document processor: office files (DOCX, XLSX, PPTX, ODT, ODS, ODP; RTF, DOC, XLS, PPT). ZIP-based documents are
  * unpacked (zip.ts, with part and size limits), their pictures recompressed by the image processor
- * (media.ts) and the container re-packed with deflate level 9; LibreOffice then re-opens the result and
- * it is kept only with the input's page count. `document.format` converts with LibreOffice headless.
+ * (media.ts; converted and renamed with `images.format`, part-references.ts), their thumbnails dropped
+ * below `lossless` (thumbnails.ts) and the container re-packed with deflate level 9; LibreOffice then
+ * re-opens the result and it is kept only with the input's page count. `document.format` converts with
+ * LibreOffice headless.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +16,8 @@ import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './config.ts';
 import { convert, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
 import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams } from './params.ts';
-import { dropThumbnails, renameParts } from './part-references.ts';
+import { packageKind, updateReferences } from './part-references.ts';
+import { dropThumbnails } from './thumbnails.ts';
 import { readZip, writeZip } from './zip.ts';
 
 const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
@@ -81,16 +84,20 @@ async function processDocument(
     maxEntries: limits.maxParts,
     maxUnzippedBytes: limits.maxUnpackedBytes,
   });
-  const { renames } = await recompressMedia(entries, {
+  const kind = packageKind(entries);
+  const media = await recompressMedia(entries, {
     images,
     level: params.compression,
-    format: params.imageFormat,
+    imageFormat: params.imageFormat,
+    kind,
     workDir: request.workDir,
     signal: request.signal,
   });
-  renameParts(entries, renames);
-  // Thumbnails are previews, not content; `lossless` promises the document as it was, so keeps them.
-  if (params.compression !== 'lossless') dropThumbnails(entries);
+  if (kind !== undefined) {
+    updateReferences(entries, kind, media.renamed);
+    // A preview is not content, but `lossless` promises the document back with everything it held.
+    if (params.compression !== 'lossless') dropThumbnails(entries, kind);
+  }
   const repacked = join(request.workDir, `repacked.${format}`);
   await writeFile(repacked, writeZip(entries));
   if ((await stat(repacked)).size >= (await stat(path)).size) {

@@ -5,6 +5,7 @@ export const DOCUMENT_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type DocumentLevel = (typeof DOCUMENT_LEVELS)[number];
 export const DOCUMENT_OUTPUT_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx'] as const;
 export type DocumentOutputFormat = (typeof DOCUMENT_OUTPUT_FORMATS)[number];
+/** Only formats both Microsoft Office and LibreOffice display inside a document (not WebP or AVIF). */
 export const DOCUMENT_IMAGE_FORMATS = ['keep', 'jpeg', 'png'] as const;
 export type DocumentImageFormat = (typeof DOCUMENT_IMAGE_FORMATS)[number];
 
@@ -14,8 +15,10 @@ export const documentParamsSchema = Type.Object(
       Type.Enum(DOCUMENT_LEVELS, {
         default: 'high',
         description:
-          'Level the embedded pictures are recompressed at by the image processor (each keeps its format); ' +
-          'the container is re-packed with a stronger deflate. `lossless` changes no pixel.',
+          'Level the embedded pictures are recompressed at by the image processor (each keeps its format unless ' +
+          '`images.format` says otherwise); ' +
+          'the container is re-packed with a stronger deflate. `lossless` changes no pixel. Below `lossless` ' +
+          'the thumbnail (a preview file managers show, not content) is dropped.',
       }),
     ),
     images: Type.Optional(
@@ -25,9 +28,10 @@ export const documentParamsSchema = Type.Object(
             Type.Enum(DOCUMENT_IMAGE_FORMATS, {
               default: 'keep',
               description:
-                "`keep` each picture's format, or convert the pictures to `jpeg` or `png` (formats every office " +
-                'suite displays); a converted picture is kept only when smaller, and pictures with ' +
-                'transparency never become JPEG. References inside the document follow the renamed parts.',
+                'Convert the embedded JPEG and PNG pictures to `jpeg` or `png` (renaming each part and updating ' +
+                'every reference to it); a converted picture is kept only when smaller. A picture with ' +
+                'transparency is never made JPEG, and at `lossless` nothing is made JPEG. `keep` recompresses ' +
+                'each picture in its own format.',
             }),
           ),
         },
@@ -47,14 +51,15 @@ export const documentParamsSchema = Type.Object(
 
 export interface DocumentParams {
   compression: DocumentLevel;
-  imageFormat: DocumentImageFormat;
   format: DocumentOutputFormat | undefined;
+  imageFormat: DocumentImageFormat;
 }
 
 export function resolveDocumentParams(params: Record<string, unknown>): DocumentParams {
+  const images = (params.images ?? {}) as { format?: DocumentImageFormat };
   return {
     compression: (params.compression as DocumentLevel | undefined) ?? 'high',
-    imageFormat: (params.images as { format?: DocumentImageFormat } | undefined)?.format ?? 'keep',
     format: params.format as DocumentOutputFormat | undefined,
+    imageFormat: images.format ?? 'keep',
   };
 }

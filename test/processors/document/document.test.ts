@@ -13,21 +13,10 @@ import { PressoError } from '../../../src/errors/catalog.ts';
 import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
 import { readZip, writeZip } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
-import { scorePixels } from '../../../src/processors/image/quality/score.ts';
-import { readPnm } from '../../../src/processors/pdf/pnm.ts';
-import { PAGE_TARGETS } from '../../../src/processors/pdf/targets.ts';
 import { corpus } from '../../support/corpus.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
-import {
-  documentJob,
-  firstPage,
-  layout,
-  makeOfficeSamples,
-  type OfficeSamples,
-  PHOTO_WORDS,
-  pngPictureDocument,
-} from './fixtures.ts';
+import { documentJob, layout, makeOfficeSamples, type OfficeSamples, PHOTO_WORDS } from './fixtures.ts';
 
 const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 
@@ -185,80 +174,3 @@ function odtLinkingPicture(url: string): Buffer {
     ),
   ]);
 }
-
-describe('document processor: every ZIP format, rendered pages, thumbnails, picture formats', () => {
-  const scratch = useScratch('presso-document-parts-');
-  const processor = createDocumentProcessor(createImageProcessor());
-  const pageScore = async (input: string, output: string, tag: string) =>
-    scorePixels(
-      await readPnm(firstPage(input, join(scratch(), `${tag}-in`))),
-      await readPnm(firstPage(output, join(scratch(), `${tag}-out`))),
-    );
-
-  test('DOCX, XLSX, PPTX, ODT, ODS, ODP at high: valid, never larger, same pages, page 1 at the target, no thumbnail', async () => {
-    const samples = makeOfficeSamples(scratch(), ['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
-    for (const [format, input] of Object.entries(samples)) {
-      const hadThumbnail = readZip(readFileSync(input), ZIP_LIMITS).some((e) => /thumbnail/i.test(e.name));
-      const result = await processor.process(documentJob(scratch(), input, format, { compression: 'high' }));
-      assert.equal(result.format, format);
-      assert.ok(statSync(result.path).size <= statSync(input).size, `${format} not larger`);
-      const parts = readZip(readFileSync(result.path), ZIP_LIMITS).map((e) => e.name);
-      // LibreOffice writes thumbnails into ODS and ODP: they are gone, with their manifest entries.
-      if (format === 'ods' || format === 'odp') assert.ok(hadThumbnail && result.path !== input, format);
-      if (hadThumbnail) {
-        assert.ok(!parts.some((n) => /thumbnail/i.test(n)), `${format}: ${parts.join(', ')}`);
-        const manifest = readZip(readFileSync(result.path), ZIP_LIMITS).find(
-          (e) => e.name === 'META-INF/manifest.xml',
-        );
-        assert.doesNotMatch(manifest?.data.toString('utf8') ?? '', /Thumbnails/);
-      }
-      assert.equal(
-        layout(result.path, join(scratch(), `pages-out-${format}`)).pages,
-        layout(input, join(scratch(), `pages-in-${format}`)).pages,
-      );
-      const score = await pageScore(input, result.path, format);
-      assert.ok(score >= PAGE_TARGETS.high, `${format} page 1: ${score.toFixed(1)}`);
-    }
-  });
-
-  for (const format of ['docx', 'odt'] as const) {
-    test(`${format}: images.format jpeg turns a PNG photo into a JPEG part, references follow, the page still shows it`, async () => {
-      const input = await pngPictureDocument(scratch(), format, false);
-      const result = await processor.process(
-        documentJob(scratch(), input, format, { compression: 'high', images: { format: 'jpeg' } }),
-      );
-      const before = readZip(readFileSync(input), ZIP_LIMITS);
-      const after = readZip(readFileSync(result.path), ZIP_LIMITS);
-      const png = before.find((e) => /(media|Pictures)\/[^/]+\.png$/.test(e.name));
-      assert.ok(png !== undefined, 'the input carries a PNG picture');
-      const jpegName = png.name.replace(/\.png$/, '.jpeg');
-      const jpeg = after.find((e) => e.name === jpegName);
-      assert.ok(jpeg !== undefined, `${jpegName} in ${after.map((e) => e.name).join(', ')}`);
-      assert.equal(jpeg.data.subarray(0, 3).toString('hex'), 'ffd8ff');
-      const xml = after
-        .filter((e) => /\.(xml|rels)$/.test(e.name))
-        .map((e) => e.data.toString('utf8'))
-        .join('\n');
-      assert.ok(!xml.includes(png.name.split('/').pop()!), 'no reference to the old name is left');
-      if (format === 'docx') assert.match(xml, /<Default Extension="jpeg" ContentType="image\/jpeg"\/>/);
-      else assert.match(xml, new RegExp(`manifest:full-path="${jpegName}" manifest:media-type="image/jpeg"`));
-      assert.ok(statSync(result.path).size < statSync(input).size * 0.5);
-      const score = await pageScore(input, result.path, `jpeg-${format}`);
-      assert.ok(score >= PAGE_TARGETS.high, `page 1: ${score.toFixed(1)}`);
-    });
-  }
-
-  test('a PNG with transparency stays PNG under images.format jpeg', async () => {
-    const input = await pngPictureDocument(scratch(), 'docx', true);
-    const result = await processor.process(
-      documentJob(scratch(), input, 'docx', { compression: 'high', images: { format: 'jpeg' } }),
-    );
-    const pictures = readZip(readFileSync(result.path), ZIP_LIMITS).filter((e) =>
-      e.name.startsWith('word/media/'),
-    );
-    assert.ok(
-      pictures.length > 0 && pictures.every((e) => e.name.endsWith('.png')),
-      pictures.map((e) => e.name).join(),
-    );
-  });
-});

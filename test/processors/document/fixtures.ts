@@ -50,15 +50,20 @@ export interface OfficeSamples {
   ppt: string;
 }
 
-/** Each format once, in `dir`; the DOCX and ODT carry a 1280×960 photo (the Canon corpus JPEG). */
-export function makeOfficeSamples(dir: string, formats: (keyof OfficeSamples)[]): Partial<OfficeSamples> {
-  const photo = readFileSync(corpus.canonPhoto).toString('base64');
-  const html = join(dir, 'photo-page.html');
+/** An HTML page with the title, the sentence of PHOTO_WORDS and `picture` (JPEG or PNG bytes) 600 px wide. */
+export function photoPage(dir: string, picture: Buffer, mime = 'image/jpeg'): string {
+  const html = join(dir, `photo-page-${mime.split('/')[1]}.html`);
   writeFileSync(
     html,
     '<html><body><h1>Presso document</h1><p>The quick brown fox jumps over the lazy dog.</p>' +
-      `<img src="data:image/jpeg;base64,${photo}" width="600"></body></html>`,
+      `<img src="data:${mime};base64,${picture.toString('base64')}" width="600"></body></html>`,
   );
+  return html;
+}
+
+/** Each format once, in `dir`; the DOCX and ODT carry a 1280×960 photo (the Canon corpus JPEG). */
+export function makeOfficeSamples(dir: string, formats: (keyof OfficeSamples)[]): Partial<OfficeSamples> {
+  const html = photoPage(dir, readFileSync(corpus.canonPhoto));
   const csv = join(dir, 'sheet.csv');
   writeFileSync(
     csv,
@@ -114,33 +119,4 @@ export function layout(path: string, dir: string): { pages: number; text: string
     pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
     text: execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }),
   };
-}
-
-/** Page 1 as LibreOffice lays the document out, drawn by Poppler at 72 dpi (PPM). */
-export function firstPage(path: string, dir: string): string {
-  const pdf = soffice(path, 'pdf', dir);
-  const prefix = join(dir, 'page');
-  execFileSync('pdftoppm', ['-r', '72', '-f', '1', '-l', '1', '-singlefile', pdf, prefix]);
-  return `${prefix}.ppm`;
-}
-
-/** An HTML page with the Canon photo as a PNG (opaque) or a PNG with transparency, made DOCX or ODT. */
-export async function pngPictureDocument(
-  dir: string,
-  format: 'docx' | 'odt',
-  transparent: boolean,
-): Promise<string> {
-  const sharp = (await import('sharp')).default;
-  let picture = sharp(corpus.canonPhoto).rotate().resize(800);
-  if (transparent) picture = picture.ensureAlpha(0.6);
-  const png = (await picture.png().toBuffer()).toString('base64');
-  const name = `${transparent ? 'alpha' : 'opaque'}-png`;
-  const html = join(dir, `${name}.html`);
-  writeFileSync(
-    html,
-    '<html><body><h1>Presso document</h1><p>The quick brown fox jumps over the lazy dog.</p>' +
-      `<img src="data:image/png;base64,${png}" width="600"></body></html>`,
-  );
-  const filter = format === 'docx' ? 'docx:MS Word 2007 XML' : 'odt';
-  return soffice(html, filter, join(dir, `${name}-${format}`));
 }
