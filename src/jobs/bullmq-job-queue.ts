@@ -24,6 +24,8 @@ export interface BullMqJobQueueOptions {
 }
 
 const FOREVER = Number.MAX_SAFE_INTEGER;
+/** How long aborted handlers get to settle before a stop stops waiting for them. */
+const ABORT_WAIT_MS = 2000;
 
 export class BullMqJobQueue implements JobQueue {
   readonly capabilities = { distributed: true };
@@ -115,8 +117,20 @@ export class BullMqJobQueue implements JobQueue {
       }),
     ]);
     clearTimeout(timer);
-    for (const { controller } of this.#running.values()) controller.abort(new Error('the queue is stopping'));
-    await closing;
+    const left = [...this.#running.values()];
+    for (const { controller } of left) controller.abort(new Error('the queue is stopping'));
+    // An aborted handler rejects and BullMQ hands its job back. One that ignores the abort must not hold the
+    // process: after a last short wait the workers close without waiting, and such a job's lock expires, so
+    // another worker takes it (as after a crash).
+    const settled = await Promise.race([
+      Promise.allSettled(left.map((r) => r.done)).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ABORT_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (settled) await closing;
+    else await Promise.all(workers.map((worker) => worker.close(true)));
   }
 
   async size(): Promise<number> {

@@ -91,27 +91,33 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
 
     it('lanes: a busy media lane does not hold standard jobs, and media jobs wait for their own workers', async () => {
       const queue = await open();
-      const gate = deferred();
-      const seen: string[] = [];
-      queue.start(
-        async (id) => {
-          if (id.startsWith('media')) await gate.promise;
-          seen.push(id);
-        },
-        1,
-        1,
-      );
       await queue.enqueue('media-1', { lane: 'media' });
       await queue.enqueue('media-2', { lane: 'media' });
       await queue.enqueue('standard-1');
       await queue.enqueue('standard-2', { lane: 'standard' });
-      const stats = await queue.stats();
+      // Counted before any worker starts, so nothing has run yet.
       assert.deepEqual(
-        stats.map((l) => [l.lane, l.waiting + l.running]),
+        (await queue.stats()).map((l) => [l.lane, l.waiting, l.running]),
         [
-          ['standard', 2],
-          ['media', 2],
+          ['standard', 2, 0],
+          ['media', 2, 0],
         ],
+      );
+      const gate = deferred();
+      const seen: string[] = [];
+      queue.start(
+        async (id, signal) => {
+          // Held until the gate opens; a stop's abort also lets it go (a failing assertion must not hang).
+          if (id.startsWith('media')) {
+            await Promise.race([
+              gate.promise,
+              new Promise((r) => signal.addEventListener('abort', r, { once: true })),
+            ]);
+          }
+          seen.push(id);
+        },
+        1,
+        1,
       );
       // Both standard jobs run on the one standard worker while the media lane is stuck on media-1.
       await until(() => seen.length === 2);
