@@ -112,9 +112,18 @@ export class S3FileStore implements FileStore {
       );
       const objects = (page.Contents ?? []).flatMap((o) => (o.Key === undefined ? [] : [{ Key: o.Key }]));
       if (objects.length > 0) {
-        await this.#client.send(
+        const result = await this.#client.send(
           new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: objects, Quiet: true } }),
         );
+        // A batch delete answers 200 with the keys it could not delete: the caller (the sweeper) must not
+        // record as gone what is still in the bucket, so it tries again on its next pass.
+        const failed = result.Errors ?? [];
+        if (failed.length > 0) {
+          const first = failed[0];
+          throw new Error(
+            `could not delete ${failed.length} object(s) under ${prefix}: ${first?.Code ?? 'error'} ${first?.Message ?? ''}`.trim(),
+          );
+        }
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);

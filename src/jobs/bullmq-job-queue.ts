@@ -7,7 +7,7 @@
  * expires. A graceful stop gives running handlers `graceMs`, then aborts them and moves their jobs back to
  * waiting at once.
  */
-import { type Job as BullJob, type ConnectionOptions, Queue, Worker } from 'bullmq';
+import { type Job as BullJob, type ConnectionOptions, Queue, WaitingError, Worker } from 'bullmq';
 import type { EnqueueOptions, JobHandler, JobLane, JobQueue, LaneStats } from './job-queue.ts';
 
 export interface BullMqJobQueueOptions {
@@ -21,6 +21,8 @@ export interface BullMqJobQueueOptions {
   retryDelayMs: number;
   /** How long a worker's claim lasts without renewal: a dead worker's jobs run again after this. */
   lockMs?: number;
+  /** Told of the workers' Redis errors (lost locks, failed moves); ioredis reconnects by itself. */
+  onError?: (error: Error) => void;
 }
 
 const FOREVER = Number.MAX_SAFE_INTEGER;
@@ -32,13 +34,21 @@ export class BullMqJobQueue implements JobQueue {
   readonly #options: BullMqJobQueueOptions;
   readonly #queues: Record<JobLane, Queue>;
   #workers: Worker[] = [];
-  /** Running handlers: aborted (and their jobs moved back) when a stop's grace runs out. */
-  readonly #running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  /**
+   * Running handlers, one entry per run (a job whose lock was lost can run twice here): aborted, and their
+   * jobs moved back, when a stop's grace runs out.
+   */
+  readonly #running = new Set<{ controller: AbortController; done: Promise<unknown> }>();
+  #stopping = false;
 
   constructor(options: BullMqJobQueueOptions) {
     this.#options = options;
+    // Commands that are not blocking fail at once while Redis is away (the workers' blocking connections
+    // wait for it): an upload that cannot be queued is answered with an error and readiness turns 503,
+    // where queued commands would hang the request and the probe until Redis came back.
+    const connection = { ...options.connection, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
     const queue = (lane: JobLane) =>
-      new Queue(queueName(options.name, lane), { connection: options.connection, prefix: options.prefix });
+      new Queue(queueName(options.name, lane), { connection, prefix: options.prefix });
     this.#queues = { standard: queue('standard'), media: queue('media') };
   }
 
@@ -61,6 +71,7 @@ export class BullMqJobQueue implements JobQueue {
 
   start(handler: JobHandler, concurrency: number, mediaConcurrency = 1): void {
     if (this.#workers.length > 0) return;
+    this.#stopping = false;
     const lanes: [JobLane, number][] = [
       ['standard', concurrency],
       ['media', mediaConcurrency],
@@ -75,15 +86,27 @@ export class BullMqJobQueue implements JobQueue {
     const lockMs = this.#options.lockMs ?? 30_000;
     const worker = new Worker(
       queueName(this.#options.name, lane),
-      async (job: BullJob) => {
-        const id = job.id ?? '';
+      async (job: BullJob, token?: string) => {
+        // A paused worker may still take the one job its blocking fetch was waiting for: give it back.
+        if (this.#stopping && token !== undefined) {
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
         const controller = new AbortController();
-        const done = handler(id, controller.signal);
-        this.#running.set(id, { controller, done });
+        const run = { controller, done: handler(job.id ?? '', controller.signal) };
+        this.#running.add(run);
         try {
-          await done;
+          await run.done;
+        } catch (error) {
+          // Aborted by a stop: back to waiting at once, without the retry delay of a failed run (BullMQ
+          // takes a WaitingError as "the processor moved the job itself").
+          if (this.#stopping && controller.signal.aborted && token !== undefined) {
+            await job.moveToWait(token);
+            throw new WaitingError();
+          }
+          throw error;
         } finally {
-          this.#running.delete(id);
+          this.#running.delete(run);
         }
       },
       {
@@ -98,7 +121,7 @@ export class BullMqJobQueue implements JobQueue {
       },
     );
     // Connection trouble is retried by ioredis; an error event without a listener would end the process.
-    worker.on('error', () => {});
+    worker.on('error', (error) => this.#options.onError?.(error));
     return worker;
   }
 
@@ -106,9 +129,12 @@ export class BullMqJobQueue implements JobQueue {
     const workers = this.#workers;
     if (workers.length === 0) return;
     this.#workers = [];
-    // Take no new work, let running handlers finish within the grace, then abort the rest.
-    const closing = Promise.all(workers.map((worker) => worker.close()));
-    const running = [...this.#running.values()];
+    this.#stopping = true;
+    // Take no new work (running handlers carry on, their locks still renewed), let them finish within the
+    // grace, then abort the rest. A worker is closed once only: BullMQ's close() returns the close already
+    // under way, so a forced close after a plain one would still wait for every running handler.
+    await Promise.all(workers.map((worker) => worker.pause(true)));
+    const running = [...this.#running];
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled(running.map((r) => r.done)),
@@ -117,11 +143,11 @@ export class BullMqJobQueue implements JobQueue {
       }),
     ]);
     clearTimeout(timer);
-    const left = [...this.#running.values()];
+    const left = [...this.#running];
     for (const { controller } of left) controller.abort(new Error('the queue is stopping'));
-    // An aborted handler rejects and BullMQ hands its job back. One that ignores the abort must not hold the
-    // process: after a last short wait the workers close without waiting, and such a job's lock expires, so
-    // another worker takes it (as after a crash).
+    // An aborted handler rejects and its job goes back to waiting. One that ignores the abort must not hold
+    // the process: after a last short wait the workers close without waiting, and such a job's lock
+    // expires, so another worker takes it (as after a crash).
     const settled = await Promise.race([
       Promise.allSettled(left.map((r) => r.done)).then(() => true),
       new Promise<boolean>((resolve) => {
@@ -129,8 +155,7 @@ export class BullMqJobQueue implements JobQueue {
       }),
     ]);
     clearTimeout(timer);
-    if (settled) await closing;
-    else await Promise.all(workers.map((worker) => worker.close(true)));
+    await Promise.all(workers.map((worker) => worker.close(!settled)));
   }
 
   async size(): Promise<number> {

@@ -50,6 +50,9 @@ interface InFlight {
   done: Promise<void>;
 }
 
+/** How long aborted work gets to settle before a stop stops waiting for it. */
+const ABORT_WAIT_MS = 2000;
+
 export class WorkPool<T> {
   readonly #source: WorkSource<T>;
   readonly #concurrency: number;
@@ -114,7 +117,15 @@ export class WorkPool<T> {
     clearTimeout(timer);
     if (timedOut) {
       for (const item of this.#inFlight.values()) item.controller.abort(new Error('shutting down'));
-      await finished;
+      // Work that ignores its abort (a native call that cannot be interrupted) must not hold the process
+      // past a last short wait: its claim stays, and the next start (or the queue's lock expiry) runs it again.
+      await Promise.race([
+        finished,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, ABORT_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
     }
   }
 

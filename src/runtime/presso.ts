@@ -38,13 +38,36 @@ function readiness(services: Services, isShuttingDown: () => boolean): () => Pro
   return async () => {
     if (isShuttingDown()) return 'shutting-down';
     if ((await services.diskSpace.check()).low) return 'low-disk';
-    try {
-      await services.queue.size();
-    } catch {
-      return 'queue-unreachable';
-    }
-    return undefined;
+    // A probe must answer: a queue that does not within the limit is as unreachable as one that refuses.
+    let timer: NodeJS.Timeout | undefined;
+    const reachable = await Promise.race([
+      services.queue.size().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), QUEUE_PROBE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    return reachable ? undefined : 'queue-unreachable';
   };
+}
+
+/** How long readiness waits for the queue's answer. */
+const QUEUE_PROBE_MS = 2000;
+
+/**
+ * Runs `start` over freshly opened services; when it fails, the services are closed again, so a process
+ * whose start-up failed holds no connection that keeps it alive (and no worker that takes jobs).
+ */
+async function startingWith<T>(services: Services, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    await services.close().catch(() => {});
+    throw error;
+  }
 }
 
 async function startOps(services: Services, isShuttingDown: () => boolean): Promise<Server | undefined> {
@@ -72,8 +95,10 @@ export interface RunningWorker {
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   const services = await openServices(config, logger);
   let shuttingDown = false;
-  await services.startBackground();
-  const ops = await startOps(services, () => shuttingDown);
+  const ops = await startingWith(services, async () => {
+    await services.startBackground();
+    return startOps(services, () => shuttingDown);
+  });
   logger.info({ workers: config.jobs.workers }, 'presso worker is ready');
   let stopping: Promise<void> | undefined;
   return {
@@ -108,15 +133,21 @@ export async function startPresso(config: Config, logger: Logger): Promise<Runni
     maxPerAddress: config.server.maxConnectionsPerAddress,
     exempt: config.server.trustedProxies,
   });
-  const app = await appFromServices(services, {
-    serverFactory: listener.serverFactory,
-    isShuttingDown: () => shuttingDown,
+  const { app, ops, port } = await startingWith(services, async () => {
+    const app = await appFromServices(services, {
+      serverFactory: listener.serverFactory,
+      isShuttingDown: () => shuttingDown,
+    });
+    await app.ready();
+    // The API role leaves jobs, webhooks and sweeping to the worker processes.
+    if (config.runtime.role !== 'api') await services.startBackground();
+    const ops = await startOps(services, () => shuttingDown);
+    const port = await listener.listen(config.server.host, config.server.port).catch(async (error) => {
+      await new Promise<void>((resolve) => (ops ? ops.close(() => resolve()) : resolve()));
+      throw error;
+    });
+    return { app, ops, port };
   });
-  await app.ready();
-  // The API role leaves jobs, webhooks and sweeping to the worker processes.
-  if (config.runtime.role !== 'api') await services.startBackground();
-  const ops = await startOps(services, () => shuttingDown);
-  const port = await listener.listen(config.server.host, config.server.port);
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   const localUrl = `${tls ? 'https' : 'http'}://${host === '0.0.0.0' || host === '[::]' ? 'localhost' : host}:${port}`;
   logger.info({ url: config.server.publicUrl, listening: localUrl }, 'presso is ready');

@@ -32,15 +32,21 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
   // Only working files live here in scaled mode, but readiness watches its free space from the start.
   await mkdir(config.dataDir, { recursive: true });
   const prefix = `${runtime.redisPrefix}:`;
-  const redisOptions = { maxRetriesPerRequest: null };
-  const redis = new Redis(scaled.redisUrl, redisOptions);
-  const subscriber = new Redis(scaled.redisUrl, redisOptions);
+  // PostgreSQL first: when it cannot be reached (or a migration fails) nothing else is open yet, so the
+  // process can end instead of holding Redis connections that keep reconnecting.
+  const pool = await openPostgres(scaled.databaseUrl, { max: runtime.databasePool });
+  pool.on('error', (error) =>
+    logger.warn({ err: error, component: 'postgres' }, 'PostgreSQL connection error'),
+  );
+  // Commands (rate limits, events) fail after a few reconnection attempts while Redis is away, so a request
+  // is answered with an error instead of hanging; the subscriber waits for Redis and re-subscribes.
+  const redis = new Redis(scaled.redisUrl, { maxRetriesPerRequest: 2 });
+  const subscriber = new Redis(scaled.redisUrl, { maxRetriesPerRequest: null });
   for (const connection of [redis, subscriber]) {
     connection.on('error', (error) =>
       logger.warn({ err: error, component: 'redis' }, 'Redis connection error'),
     );
   }
-  const pool = await openPostgres(scaled.databaseUrl, { max: runtime.databasePool });
   const url = new URL(scaled.redisUrl);
   const queue = new BullMqJobQueue({
     connection: {
@@ -56,6 +62,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     name: 'jobs',
     retryDelayMs: config.storage.retryMs,
     lockMs: runtime.queueLockMs,
+    onError: (error) => logger.warn({ err: error, component: 'queue' }, 'queue worker error'),
   });
   const files = new S3FileStore({
     bucket: scaled.bucket,

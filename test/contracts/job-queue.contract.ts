@@ -168,8 +168,24 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       await started.promise;
       await first.stop(20);
       assert.equal(await first.size(), 1);
+      // At once: the factories set a retry delay far above the hang guard, which only a failed run waits.
       const second = await open();
       assert.deepEqual(await runAll(second, 1), ['interrupted']);
+    });
+
+    it('a stop does not wait for a handler that ignores its abort; another process runs the job', async () => {
+      const first = await open();
+      const started = deferred();
+      first.start(async () => {
+        started.resolve();
+        await new Promise(() => {}); // ignores the abort and never settles
+      }, 1);
+      await first.enqueue('stubborn');
+      await started.promise;
+      // Would hang (and fail on the hang guard) if the stop waited for the handler.
+      await first.stop(20);
+      const second = await open();
+      assert.deepEqual(await runAll(second, 1), ['stubborn']);
     });
 
     it('a job claimed by a process that died runs again in the next one', async () => {

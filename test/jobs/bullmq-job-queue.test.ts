@@ -17,7 +17,7 @@ jobQueueContract('BullMQ', async () => {
         connection: { host: hostname, port: Number(port), maxRetriesPerRequest: null },
         prefix,
         name: 'jobs',
-        retryDelayMs: 20,
+        retryDelayMs: 600_000,
         lockMs: 2000,
       });
       queues.push(queue);

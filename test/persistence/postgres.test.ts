@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { openPostgres, query } from '../../src/persistence/postgres/database.ts';
+import { openPostgres, query, transaction } from '../../src/persistence/postgres/database.ts';
 import { PgAccountStore } from '../../src/persistence/postgres/pg-account-store.ts';
 import { PgConnectorStore } from '../../src/persistence/postgres/pg-connector-store.ts';
 import { PgJobStore } from '../../src/persistence/postgres/pg-job-store.ts';
@@ -120,4 +120,19 @@ test('processes starting together migrate once (advisory lock)', async () => {
     versions.map((v) => v.version),
     [1],
   );
+});
+
+test('a connection lost inside a transaction rejects it, and the pool goes on with a new one', async () => {
+  const pool = await freshPool();
+  const running = transaction(pool, async (client) => {
+    const [mine] = await query<{ pid: number }>(client, 'SELECT pg_backend_pid() AS pid');
+    // Ended from another connection while it sleeps (a failover, an idle-in-transaction time-out).
+    const killer = query(pool, 'SELECT pg_terminate_backend($1)', [mine?.pid]);
+    await client.query('SELECT pg_sleep(60)');
+    await killer;
+  });
+  // An 'error' event nobody listened for would end this test process instead.
+  await assert.rejects(running);
+  const [after] = await query<{ one: number }>(pool, 'SELECT 1 AS one');
+  assert.equal(after?.one, 1);
 });

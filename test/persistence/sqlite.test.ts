@@ -32,7 +32,7 @@ jobQueueContract('sqlite', async () => {
     async open() {
       const db = openDatabase(join(dir, 'queue.db'));
       dbs.push(db);
-      return new SqliteJobQueue(db, { pollMs: 20 });
+      return new SqliteJobQueue(db, { pollMs: 20, retryDelayMs: 600_000 });
     },
     async close() {
       for (const db of dbs) db.close();

@@ -6,10 +6,11 @@
  * under load loses no request beyond retried connection errors; the rate limit holds across both APIs.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { freePort } from '../support/ports.ts';
@@ -238,5 +239,36 @@ describe('scaled-out mode: 2 API and 2 worker processes', () => {
     } finally {
       await worker.kill('SIGTERM');
     }
+  });
+
+  const repoRoot = resolve(import.meta.dirname, '..', '..');
+  // A process that cannot start must end (and be restarted by its supervisor), not linger holding
+  // connections or, worse, take jobs with no API in front of it. The limit is a hang guard only.
+  test('a process whose start fails ends with status 1: PostgreSQL unreachable, or its port taken', async () => {
+    const serve = (dataDir: string, extra: Record<string, string>) =>
+      spawnSync(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: {
+          ...process.env,
+          ...env,
+          PRESSO_DATA_DIR: dataDir,
+          PRESSO_HOST: '127.0.0.1',
+          PRESSO_LOG_LEVEL: 'silent',
+          ...extra,
+        },
+      });
+    const noDatabase = serve(join(root, 'no-database'), {
+      PRESSO_DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/presso`,
+      PRESSO_PORT: String(await freePort()),
+    });
+    assert.deepEqual([noDatabase.status, noDatabase.signal], [1, null], noDatabase.stderr);
+    const portTaken = serve(join(root, 'port-taken'), {
+      PRESSO_ROLE: 'all',
+      PRESSO_PORT: String(apis[0]!.port),
+    });
+    assert.deepEqual([portTaken.status, portTaken.signal], [1, null], portTaken.stderr);
+    assert.match(portTaken.stderr, /EADDRINUSE/);
   });
 });

@@ -27,7 +27,12 @@ export async function openPostgres(
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10, types });
   // An idle client's error (the server restarted) is reported here; without a listener it would end the process.
   pool.on('error', () => {});
-  await migrate(pool);
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
   return pool;
 }
 
@@ -45,16 +50,26 @@ export async function execute(db: Queryable, sql: string, params: unknown[] = []
 /** Runs `fn` in a transaction on one client of the pool; rolls back when it throws. */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // The pool listens for errors on idle clients only: a connection lost while checked out (a failover, an
+  // idle-in-transaction time-out) would otherwise be an unhandled 'error' event that ends the process. The
+  // query in flight rejects with the same error, so noting it is enough.
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    if (lost === undefined) await client.query('ROLLBACK').catch(() => {});
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A broken connection is destroyed instead of going back to the pool.
+    client.release(lost);
   }
 }
 
