@@ -14,6 +14,7 @@ import { detectFile } from '../../media/detect.ts';
 import type { Processor } from '../processor.ts';
 import { cmykTiff } from './cmyk-tiff.ts';
 import {
+  objectId,
   objectNumber,
   type PdfDict,
   type PdfObjects,
@@ -82,9 +83,14 @@ export async function imageUpdates(
     const number = objectNumber(image.key);
     const source = join(dir, `${number}.${image.jpeg ? 'jpg' : 'raw'}`);
     const mode = image.jpeg ? '--raw-stream-data' : '--filtered-stream-data';
-    await pdfTool('qpdf', [`--show-object=${number}`, mode, input], job.run, false, source);
-    const encoded = await encode(image, source, join(dir, String(number)), job).catch((error: unknown) => {
-      // One image that cannot be decoded or encoded stays as it is; the job's end (abort, time) stops all.
+    const extracted = async () => {
+      // With its generation: `--show-object=12` alone means generation 0 and prints null for `12 1 R`.
+      await pdfTool('qpdf', [`--show-object=${objectId(image.key)}`, mode, input], job.run, false, source);
+      return encode(image, source, join(dir, String(number)), job);
+    };
+    const encoded = await extracted().catch((error: unknown) => {
+      // One image that cannot be read, decoded or encoded (a predictor qpdf cannot undo) stays as it is;
+      // the job's end (abort, time) stops all.
       if (job.run.signal.aborted || job.run.deadline.isExceeded()) throw error;
       return undefined;
     });
@@ -137,8 +143,13 @@ function imageCandidates(pdf: PdfObjects, ppi: Map<number, number>, maxPpi: numb
   for (const [key, object] of Object.entries(pdf.objects)) {
     const dict = object.stream?.dict;
     if (dict === undefined || dict['/Subtype'] !== '/Image' || dict['/ImageMask'] === true) continue;
-    // Colour-key masks (/Mask arrays) and /Decode arrays need exact sample values: lossy would break them.
-    if (dict['/BitsPerComponent'] !== 8 || Array.isArray(dict['/Mask']) || dict['/Decode'] !== undefined)
+    // Colour-key masks (/Mask arrays, also by reference) and /Decode arrays need exact sample values: lossy
+    // would break them. A stencil mask (a stream) is its own image and leaves these samples free.
+    if (
+      dict['/BitsPerComponent'] !== 8 ||
+      dict['/Decode'] !== undefined ||
+      !maskAllowsLossy(dict['/Mask'], pdf)
+    )
       continue;
     const filter = single(dict['/Filter']);
     if (filter !== '/FlateDecode' && filter !== '/DCTDecode') continue;
@@ -157,6 +168,12 @@ function imageCandidates(pdf: PdfObjects, ppi: Map<number, number>, maxPpi: numb
     found.push({ key, dict, width, height, target, components, jpeg: filter === '/DCTDecode', bytes });
   }
   return found;
+}
+
+function maskAllowsLossy(mask: PdfValue | undefined, pdf: PdfObjects): boolean {
+  if (mask === undefined) return true;
+  if (typeof mask !== 'string' || !mask.endsWith(' R')) return false;
+  return pdf.objects[`obj:${mask}`]?.stream !== undefined;
 }
 
 function single(filter: PdfValue | undefined): PdfValue | undefined {
@@ -200,14 +217,14 @@ async function encode(
       .toFile(output);
     return output;
   }
-  let path = source;
-  if (!image.jpeg || resized) {
-    path = `${base}.png`;
-    const decoded = image.jpeg
-      ? sharp(source)
-      : sharp(await readFile(source), { raw: { width, height, channels: components } });
-    await resize(decoded).png({ compressionLevel: 1 }).toFile(path);
-  }
+  // The samples as the PDF draws them, never the JPEG file itself: the image processor would apply its
+  // EXIF orientation (the dictionary keeps /Width and /Height) and convert its embedded ICC profile to sRGB
+  // (readers ignore a JPEG's own profile: the page's colour space rules).
+  const path = `${base}.png`;
+  const decoded = image.jpeg
+    ? sharp(source, { ignoreIcc: true })
+    : sharp(await readFile(source), { raw: { width, height, channels: components } });
+  await resize(decoded).png({ compressionLevel: 1 }).toFile(path);
   const detected = await detectFile(path);
   if (detected === undefined || detected.kind !== 'image') return undefined;
   const workDir = `${base}-work`;
@@ -226,8 +243,12 @@ async function encode(
       wantMetadata: false,
     });
     if (result.format !== 'jpeg') return undefined;
-    // The image's colour space stays: a grey image must come back as a one-channel JPEG.
-    return (await sharp(result.path).metadata()).channels === components ? result.path : undefined;
+    // The dictionary is rewritten with the target size and the image's colour space: a grey image must come
+    // back as a one-channel JPEG, and no step may have turned or cropped it.
+    const written = await sharp(result.path).metadata();
+    const same =
+      written.channels === components && written.width === target.width && written.height === target.height;
+    return same ? result.path : undefined;
   } catch (error) {
     // An image the image processor refuses stays as it is; aborts and missing tools end the job.
     if (job.run.signal.aborted || !(error instanceof PressoError) || error.statusCode !== 422) throw error;

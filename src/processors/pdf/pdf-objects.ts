@@ -38,7 +38,11 @@ export async function readObjects(path: string, run: PdfToolRun): Promise<PdfObj
   if ((await stat(file)).size > MAX_JSON_BYTES) {
     throw new UnprocessableInputError('The PDF has too many objects to edit in place.');
   }
-  const parsed = JSON.parse(await readFile(file, 'utf8')) as { qpdf?: [PdfValue, Record<string, PdfObject>] };
+  const text = await readFile(file, 'utf8');
+  // A reviver costs a few times the parse, so it runs only on the rare files that need it.
+  const parsed = (UNFAITHFUL_NUMBER.test(text) ? JSON.parse(text, keepNumberText) : JSON.parse(text)) as {
+    qpdf?: [PdfValue, Record<string, PdfObject>];
+  };
   const [header, objects] = parsed.qpdf ?? [];
   if (header === undefined || objects === undefined) throw new Error('qpdf wrote no object list');
   return { header, objects };
@@ -57,11 +61,43 @@ export async function applyUpdates(
   await pdfTool('qpdf', [input, `--update-from-json=${file}`, output], run);
 }
 
+/**
+ * Numbers JavaScript would write back differently from the PDF: below 1e-6 or from 1e21 up (exponent form,
+ * which is not PDF syntax: qpdf copies it and the file no longer parses), integers past 2^53 (another
+ * value), and reals past the double range (null). A value starting with seven zeros or with 16 digits
+ * is one of them or close to one.
+ */
+const UNFAITHFUL_NUMBER = /[[:,]\s*-?(?:0\.0{6}|\d{16})/;
+
+interface RawJson {
+  readonly rawJSON: string;
+}
+const json = JSON as typeof JSON & {
+  rawJSON(text: string): RawJson;
+  isRawJSON(value: unknown): value is RawJson;
+};
+
+/** Keeps such a number as its own text (JSON.rawJSON), written back unchanged by JSON.stringify. */
+function keepNumberText(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || context?.source === undefined) return value;
+  const faithful =
+    Number.isFinite(value) &&
+    !/e/i.test(String(value)) &&
+    (!Number.isInteger(value) || Number.isSafeInteger(value));
+  return faithful ? value : json.rawJSON(context.source);
+}
+
+/** qpdf's `--show-object` argument for `obj:12 0 R`: `12,0`. */
+export function objectId(key: string): string {
+  const match = /^obj:(\d+) (\d+) R$/.exec(key);
+  return match ? `${match[1]},${match[2]}` : '';
+}
+
 /** `12` of `obj:12 0 R`. */
 export function objectNumber(key: string): number {
   return Number(/^obj:(\d+) /.exec(key)?.[1] ?? Number.NaN);
 }
 
 export function isDict(value: PdfValue | undefined): value is PdfDict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !json.isRawJSON(value);
 }
