@@ -55,6 +55,10 @@ export async function recompressMedia(entries: ZipEntry[], job: MediaJob): Promi
     await writeFile(path, entry.data);
     const detected = await detectFile(path);
     if (detected === undefined || detected.kind !== 'image') continue;
+    // Office suites size a picture's frame from its stored pixels and (LibreOffice) ignore its EXIF
+    // orientation, while the image processor turns the pixels upright: the picture would be drawn turned
+    // and squeezed into its old frame. Such a picture is left as it is.
+    if (await turnedByExif(entry.data)) continue;
     const input = { ...detected, path, name: entry.name, size: entry.data.length };
     const newName = await conversionName(entry, detected, job, names);
     if (newName !== undefined) {
@@ -110,6 +114,14 @@ async function hasTransparency(data: Buffer): Promise<boolean> {
     return !(await image.stats()).isOpaque;
   } catch {
     return true;
+  }
+}
+
+async function turnedByExif(data: Buffer): Promise<boolean> {
+  try {
+    return ((await sharp(data).metadata()).orientation ?? 1) > 1;
+  } catch {
+    return false; // the image processor judges what sharp cannot read
   }
 }
 

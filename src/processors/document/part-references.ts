@@ -36,16 +36,29 @@ const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&
  * external link, which is not a part) or a path that leaves the package.
  */
 export function resolvePart(value: string, baseDir: string): string | undefined {
-  let path = unescapeXml(value);
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('#')) return undefined;
+  return partSpellings(value, baseDir)[0];
+}
+
+/**
+ * The part names a reference may mean: percent-decoded (a reference is a URI) and as written (OPC zip item
+ * names may themselves hold `%20`, and some writers put that name in the reference unchanged).
+ */
+function partSpellings(value: string, baseDir: string): string[] {
+  const path = unescapeXml(value);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('#')) return [];
+  const resolve = (spelling: string) => {
+    const joined = spelling.startsWith('/') ? spelling.slice(1) : posix.join(baseDir, spelling);
+    const normal = posix.normalize(joined);
+    return normal.startsWith('../') || normal === '..' ? undefined : normal;
+  };
+  let decoded: string | undefined;
   try {
-    path = decodeURI(path);
+    decoded = resolve(decodeURI(path));
   } catch {
-    return undefined;
+    decoded = undefined;
   }
-  const joined = path.startsWith('/') ? path.slice(1) : posix.join(baseDir, path);
-  const normal = posix.normalize(joined);
-  return normal.startsWith('../') || normal === '..' ? undefined : normal;
+  const raw = resolve(path);
+  return [...new Set([decoded, raw].filter((p): p is string => p !== undefined))];
 }
 
 /** The directory OOXML relationship targets are relative to: the source part's (`word/` for `word/_rels/x.rels`). */
@@ -69,7 +82,11 @@ function encodingOf(data: Buffer): 'utf8' | 'utf16le' | 'utf16be' {
 
 export function text(entry: ZipEntry): string {
   const encoding = encodingOf(entry.data);
-  if (encoding === 'utf16be') return Buffer.from(entry.data).swap16().toString('utf16le');
+  // An odd byte at the end of a UTF-16 part is no character: dropped (swap16 refuses odd lengths).
+  if (encoding === 'utf16be')
+    return Buffer.from(entry.data.subarray(0, entry.data.length & ~1))
+      .swap16()
+      .toString('utf16le');
   return entry.data.toString(encoding);
 }
 
@@ -92,25 +109,70 @@ function withExtension(value: string, from: string, to: string, base: string): s
   return escapeXml(encodeURI(posix.relative(base === '' ? '.' : base, to)));
 }
 
-/** Rewrites every tag matching `tag` whose `attribute` resolves (from `base`) to a renamed or removed part. */
+/** `attribute="value"` or `attribute = 'value'`: any quote, optional spaces around `=` (XML allows both). */
+const attributePattern = (attribute: string) => new RegExp(`\\b${attribute}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`);
+
+/**
+ * Rewrites every start tag matching `tag` (a linear pattern: `<Name\b[^<>]*>`) whose `attribute` names a
+ * part (from `base`). `edit` gets the tag, the attribute's value and the part names it may mean, and
+ * returns the new tag, '' to remove the element (with its end tag and content when it has them), or
+ * undefined to leave it.
+ */
 function editTags(
   xml: string,
   tag: RegExp,
   attribute: string,
   base: string,
-  edit: (tag: string, value: string, part: string) => string | undefined,
+  edit: (tag: string, value: string, parts: string[]) => string | undefined,
 ): string {
-  const attributeValue = new RegExp(`\\b${attribute}="([^"]*)"`);
-  return xml.replace(tag, (whole) => {
-    const value = attributeValue.exec(whole)?.[1];
-    const part = value === undefined ? undefined : resolvePart(value, base);
-    if (value === undefined || part === undefined) return whole;
-    return edit(whole, value, part) ?? whole;
+  let out = '';
+  let at = 0;
+  tag.lastIndex = 0;
+  for (let match = tag.exec(xml); match !== null; match = tag.exec(xml)) {
+    const whole = match[0];
+    const value = attributeValue(whole, attribute);
+    const parts = value === undefined ? [] : partSpellings(value, base);
+    const edited = value === undefined || parts.length === 0 ? undefined : edit(whole, value, parts);
+    if (edited === undefined) continue;
+    out += xml.slice(at, match.index) + edited;
+    at = match.index + whole.length;
+    if (edited === '' && !whole.endsWith('/>')) {
+      // <Relationship ...></Relationship>: the end tag goes too, or the XML no longer parses.
+      const name = /^<([^\s/>]+)/.exec(whole)?.[1] ?? '';
+      const end = xml.indexOf(`</${name}`, at);
+      const close = end < 0 ? -1 : xml.indexOf('>', end);
+      if (close >= 0) at = close + 1;
+      tag.lastIndex = at;
+    }
+  }
+  return out + xml.slice(at);
+}
+
+/** The value of `attribute` in a start tag, whichever quotes it has. */
+export function attributeValue(tag: string, attribute: string): string | undefined {
+  const found = attributePattern(attribute).exec(tag);
+  return found?.[1] ?? found?.[2];
+}
+
+/** The tag with `attribute` set to `value` (already escaped), in the quotes it had. */
+function setAttribute(tag: string, attribute: string, value: string): string {
+  return tag.replace(attributePattern(attribute), (found) => {
+    const quote = found.trimEnd().endsWith("'") ? "'" : '"';
+    const written = quote === "'" ? value.replace(/'/g, '&apos;') : value;
+    return `${attribute}=${quote}${written}${quote}`;
   });
 }
 
-const setAttribute = (tag: string, attribute: string, value: string) =>
-  tag.replace(new RegExp(`\\b${attribute}="[^"]*"`), `${attribute}="${value}"`);
+/** The first of `parts` that `map` has, and its value. */
+function lookup<T>(map: ReadonlyMap<string, T>, parts: string[]): [string, T] | undefined {
+  for (const part of parts) {
+    const value = map.get(part);
+    if (value !== undefined) return [part, value];
+  }
+  return undefined;
+}
+
+const anyOf = (set: ReadonlySet<string>, parts: string[]) => parts.some((part) => set.has(part));
 
 /**
  * Applies `renames` (old part name -> new part name; the entries are already renamed) and `removed` (parts
@@ -137,23 +199,23 @@ function updateOoxml(
     if (!/(^|\/)_rels\/[^/]*\.rels$/.test(entry.name)) continue;
     const base = relationshipBase(entry.name);
     const before = text(entry);
-    const updated = editTags(before, /<Relationship\b[^>]*>/g, 'Target', base, (tag, value, part) => {
-      if (/\bTargetMode="External"/.test(tag)) return undefined;
-      if (removed.has(part)) return '';
-      const renamed = renames.get(part);
-      return renamed === undefined
-        ? undefined
-        : setAttribute(tag, 'Target', withExtension(value, part, renamed, base));
+    const updated = editTags(before, /<Relationship\b[^<>]*>/g, 'Target', base, (tag, value, parts) => {
+      if (/\bTargetMode\s*=\s*["']External["']/.test(tag)) return undefined;
+      if (anyOf(removed, parts)) return '';
+      const found = lookup(renames, parts);
+      if (found === undefined) return undefined;
+      return setAttribute(tag, 'Target', withExtension(value, found[0], found[1], base));
     });
     setText(entry, before, updated);
   }
   const types = entries.find((e) => e.name === CONTENT_TYPES);
   if (types === undefined) return;
   const original = text(types);
-  let xml = editTags(original, /<Override\b[^>]*>/g, 'PartName', '', (tag, value, part) => {
-    if (removed.has(part)) return '';
-    const renamed = renames.get(part);
-    if (renamed === undefined) return undefined;
+  let xml = editTags(original, /<Override\b[^<>]*>/g, 'PartName', '', (tag, value, parts) => {
+    if (anyOf(removed, parts)) return '';
+    const found = lookup(renames, parts);
+    if (found === undefined) return undefined;
+    const [part, renamed] = found;
     const type = MIME[extensionFormat(renamed)];
     const named = setAttribute(
       tag,
@@ -166,8 +228,12 @@ function updateOoxml(
   for (const renamed of renames.values()) {
     const extension = posix.extname(renamed).slice(1);
     const type = MIME[extensionFormat(renamed)];
-    const has = new RegExp(`<Default\\b[^>]*\\bExtension="${extension}"`, 'i');
-    if (type !== undefined && !has.test(xml)) {
+    const has = [...xml.matchAll(/<Default\b[^<>]*>/g)].some(
+      ([tag]) =>
+        (attributePattern('Extension').exec(tag)?.slice(1).join('') ?? '').toLowerCase() ===
+        extension.toLowerCase(),
+    );
+    if (type !== undefined && !has) {
       xml = xml.replace(
         /<Types\b[^>]*>/,
         (open) => `${open}<Default Extension="${extension}" ContentType="${type}"/>`,
@@ -180,13 +246,14 @@ function updateOoxml(
 function updateOdf(entries: ZipEntry[], renames: ReadonlyMap<string, string>, removed: ReadonlySet<string>) {
   const manifest = entries.find((e) => e.name === MANIFEST);
   if (manifest !== undefined) {
-    const entryTag = /<manifest:file-entry\b[^>]*>/g;
+    const entryTag = /<manifest:file-entry\b[^<>]*>/g;
     const original = text(manifest);
-    const updated = editTags(original, entryTag, 'manifest:full-path', '', (tag, value, part) => {
+    const updated = editTags(original, entryTag, 'manifest:full-path', '', (tag, value, parts) => {
       // A removed folder keeps its slash (`Thumbnails/`) through resolvePart, as its manifest entry spells it.
-      if (removed.has(part)) return '';
-      const renamed = renames.get(part);
-      if (renamed === undefined) return undefined;
+      if (anyOf(removed, parts)) return '';
+      const found = lookup(renames, parts);
+      if (found === undefined) return undefined;
+      const [part, renamed] = found;
       const named = setAttribute(tag, 'manifest:full-path', withExtension(value, part, renamed, ''));
       const type = MIME[extensionFormat(renamed)];
       return type === undefined ? named : setAttribute(named, 'manifest:media-type', type);
@@ -194,27 +261,29 @@ function updateOdf(entries: ZipEntry[], renames: ReadonlyMap<string, string>, re
     // Removing an entry leaves its line's indentation behind; harmless, but tidy it.
     if (updated !== original) setText(manifest, original, updated.replace(/\n[ \t]+(?=\n)/g, ''));
   }
+  // Removed parts (thumbnails) are named by the manifest alone; only renamed pictures are linked from the XML.
+  if (renames.size === 0) return;
   for (const entry of entries) {
     if (!entry.name.endsWith('.xml') || entry.name.startsWith('META-INF/')) continue;
     const before = text(entry);
     if (!before.includes('xlink:href=')) continue;
     const base = streamBase(entry.name);
-    const updated = editTags(
-      before,
-      /<[^<>!?]*\bxlink:href="[^"]*"[^<>]*>/g,
-      'xlink:href',
-      base,
-      (tag, value, part) => {
-        const renamed = renames.get(part);
-        if (renamed === undefined) return undefined;
-        const named = setAttribute(tag, 'xlink:href', withExtension(value, part, renamed, base));
-        const type = MIME[extensionFormat(renamed)];
-        // LibreOffice writes the picture's type beside the link (`draw:mime-type`, `loext:mime-type`).
-        return type === undefined
-          ? named
-          : named.replace(/\b(\w+:mime-type)="image\/[^"]*"/g, `$1="${type}"`);
-      },
-    );
+    // Every start tag (linear: a tag is scanned once, whatever the text holds); those without the
+    // attribute are passed over by editTags.
+    const updated = editTags(before, /<[A-Za-z_][^<>]*>/g, 'xlink:href', base, (tag, value, parts) => {
+      const found = lookup(renames, parts);
+      if (found === undefined) return undefined;
+      const [part, renamed] = found;
+      const named = setAttribute(tag, 'xlink:href', withExtension(value, part, renamed, base));
+      const type = MIME[extensionFormat(renamed)];
+      // LibreOffice writes the picture's type beside the link (`draw:mime-type`, `loext:mime-type`).
+      return type === undefined
+        ? named
+        : named.replace(
+            /\b(\w+:mime-type\s*=\s*)(["'])image\/[^"']*\2/g,
+            (_, name, quote) => `${name}${quote}${type}${quote}`,
+          );
+    });
     setText(entry, before, updated);
   }
 }

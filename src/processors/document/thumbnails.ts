@@ -6,10 +6,10 @@
  * with a photo), often a large share of a text document. The caller skips this at `lossless`.
  */
 import { posix } from 'node:path';
-import { type PackageKind, resolvePart, text, updateReferences } from './part-references.ts';
+import { attributeValue, type PackageKind, resolvePart, text, updateReferences } from './part-references.ts';
 import type { ZipEntry } from './zip.ts';
 
-const OOXML_THUMBNAIL_TYPE = /\/relationships\/metadata\/thumbnail"/;
+const OOXML_THUMBNAIL_TYPE = /\/relationships\/metadata\/thumbnail["']/;
 const ODF_THUMBNAIL = 'Thumbnails/thumbnail.png';
 
 /** Removes the thumbnail parts from `entries` (in place); returns the names removed. */
@@ -28,9 +28,9 @@ function ooxmlThumbnails(entries: readonly ZipEntry[]): Set<string> {
     entries.filter((e) => /^docProps\/thumbnail\.[^/]+$/i.test(e.name)).map((e) => e.name),
   );
   const rels = entries.find((e) => e.name === '_rels/.rels');
-  for (const tag of (rels === undefined ? '' : text(rels)).match(/<Relationship\b[^>]*>/g) ?? []) {
-    if (!OOXML_THUMBNAIL_TYPE.test(tag) || /\bTargetMode="External"/.test(tag)) continue;
-    const target = /\bTarget="([^"]*)"/.exec(tag)?.[1];
+  for (const tag of (rels === undefined ? '' : text(rels)).match(/<Relationship\b[^<>]*>/g) ?? []) {
+    if (!OOXML_THUMBNAIL_TYPE.test(tag) || attributeValue(tag, 'TargetMode') === 'External') continue;
+    const target = attributeValue(tag, 'Target');
     const part = target === undefined ? undefined : resolvePart(target, '');
     if (part !== undefined && entries.some((e) => e.name === part)) drop.add(part);
   }

@@ -5,6 +5,7 @@
  * writes only the extensions it uses), `loext:mime-type`, and a manifest that lists the `Thumbnails/` folder.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { resolvePart, updateReferences } from '../../../src/processors/document/part-references.ts';
 import { dropThumbnails } from '../../../src/processors/document/thumbnails.ts';
@@ -126,5 +127,115 @@ describe('part references', () => {
     assert.doesNotMatch(manifest, /Thumbnails/);
     assert.match(manifest, /full-path="content\.xml"/);
     assert.doesNotMatch(manifest, /\n\s*\n/, 'no blank line left behind');
+  });
+
+  test('any quotes and spaces around "=", a "$" in a name, and an element with an end tag removed whole', () => {
+    const entries = [
+      part(
+        '[Content_Types].xml',
+        "<Types><Default Extension='jpeg' ContentType='image/jpeg'/>" +
+          "<Override PartName = '/word/media/a$&amp;b.png' ContentType='image/png'></Override>" +
+          '<Override PartName="/docProps/thumbnail.jpeg" ContentType="image/jpeg"></Override></Types>',
+      ),
+      part(
+        'word/_rels/document.xml.rels',
+        "<Relationships><Relationship Id='rId1' Type='…/image' Target = 'media/a$&amp;b.png'/>" +
+          '<Relationship Id="rId2" Type="…/image" Target="media/US$$1.png"></Relationship></Relationships>',
+      ),
+      part(
+        '_rels/.rels',
+        '<Relationships><Relationship Id="rId9" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail" Target="docProps/thumbnail.jpeg"></Relationship>' +
+          '<Relationship Id="rId1" Type="…/officeDocument" Target="word/document.xml"/></Relationships>',
+      ),
+      part('docProps/thumbnail.jpeg', 'jpeg'),
+    ];
+    updateReferences(
+      entries,
+      'ooxml',
+      new Map([
+        ['word/media/a$&b.png', 'word/media/a$&b.jpeg'],
+        ['word/media/US$$1.png', 'word/media/US$$1.jpeg'],
+      ]),
+    );
+    const rels = textOf(entries, 'word/_rels/document.xml.rels');
+    assert.ok(rels.includes("Target='media/a$&amp;b.jpeg'"), rels);
+    assert.ok(rels.includes('Target="media/US$$1.jpeg"'), rels);
+    const types = textOf(entries, '[Content_Types].xml');
+    assert.ok(types.includes("PartName='/word/media/a$&amp;b.jpeg' ContentType='image/jpeg'"), types);
+    assert.deepEqual(dropThumbnails(entries, 'ooxml'), ['docProps/thumbnail.jpeg']);
+    assert.equal(
+      textOf(entries, '_rels/.rels'),
+      '<Relationships><Relationship Id="rId1" Type="…/officeDocument" Target="word/document.xml"/></Relationships>',
+    );
+    assert.equal(
+      textOf(entries, '[Content_Types].xml'),
+      "<Types><Default Extension='jpeg' ContentType='image/jpeg'/>" +
+        "<Override PartName='/word/media/a$&amp;b.jpeg' ContentType='image/jpeg'></Override></Types>",
+    );
+  });
+
+  test('OOXML: a part whose zip name holds "%20" is found from a target that spells it so', () => {
+    const entries = [
+      part(
+        '[Content_Types].xml',
+        '<Types><Override PartName="/word/media/a%20b.png" ContentType="image/png"/></Types>',
+      ),
+      part(
+        'word/_rels/document.xml.rels',
+        '<Relationships><Relationship Id="rId1" Target="media/a%20b.png"/></Relationships>',
+      ),
+    ];
+    updateReferences(entries, 'ooxml', new Map([['word/media/a%20b.png', 'word/media/a%20b.jpeg']]));
+    assert.match(textOf(entries, 'word/_rels/document.xml.rels'), /Target="media\/a%20b\.jpeg"/);
+    assert.match(
+      textOf(entries, '[Content_Types].xml'),
+      /PartName="\/word\/media\/a%20b\.jpeg" ContentType="image\/jpeg"/,
+    );
+  });
+
+  test('ODF: a link in a tag whose earlier attributes hold "!" or "?" is rewritten', () => {
+    const entries = [
+      part('META-INF/manifest.xml', '<manifest:manifest/>'),
+      part(
+        'styles.xml',
+        '<office:styles><draw:fill-image draw:name="Logo_21_" draw:display-name="Logo!?" xlink:href="Pictures/logo.png" xlink:type="simple"/></office:styles>',
+      ),
+    ];
+    updateReferences(entries, 'odf', new Map([['Pictures/logo.png', 'Pictures/logo.jpg']]));
+    assert.match(textOf(entries, 'styles.xml'), /xlink:href="Pictures\/logo\.jpg"/);
+  });
+
+  test('a UTF-16BE part of odd length is read without its stray byte', () => {
+    const xml = '\ufeff<Relationships><Relationship Id="rId1" Target="media/image1.png"/></Relationships>';
+    const data = Buffer.concat([Buffer.from(xml, 'utf16le').swap16(), Buffer.from([0x20])]);
+    const entries = [
+      part('[Content_Types].xml', '<Types/>'),
+      { ...part('word/_rels/document.xml.rels', ''), data },
+    ];
+    updateReferences(entries, 'ooxml', new Map([['word/media/image1.png', 'word/media/image1.jpeg']]));
+    const written = Buffer.from(entries[1]!.data).swap16().toString('utf16le');
+    assert.match(written, /Target="media\/image1\.jpeg"/);
+  });
+
+  // Run in a child process: a regular expression that backtracks blocks its thread, so only a process
+  // limit can stop it. The limit is a last-resort hang guard, not a timing assertion: the scan is linear
+  // (milliseconds), the quadratic pattern it replaced took minutes on this input.
+  test('an XML stream of unclosed tags full of links is scanned once', () => {
+    const module = new URL('../../../src/processors/document/part-references.ts', import.meta.url).href;
+    const script = `
+      import { updateReferences } from ${JSON.stringify(module)};
+      const hostile = '<a ' + 'xlink:href="x" '.repeat(150000);
+      const entries = [
+        { name: 'META-INF/manifest.xml', data: Buffer.from('<manifest:manifest/>'), time: 0, date: 0x21 },
+        { name: 'content.xml', data: Buffer.from(hostile), time: 0, date: 0x21 },
+      ];
+      updateReferences(entries, 'odf', new Map([['Pictures/logo.png', 'Pictures/logo.jpg']]));
+      process.stdout.write(String(entries[1].data.toString() === hostile));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(child.signal, null, 'the scan did not finish');
+    assert.equal(child.stdout, 'true', child.stderr);
   });
 });
