@@ -16,7 +16,7 @@ import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './config.ts';
 import { convert, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
 import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams } from './params.ts';
-import { packageKind, updateReferences } from './part-references.ts';
+import { isSigned, packageKind, updateReferences } from './part-references.ts';
 import { dropThumbnails } from './thumbnails.ts';
 import { readZip, writeZip } from './zip.ts';
 
@@ -85,18 +85,21 @@ async function processDocument(
     maxUnzippedBytes: limits.maxUnpackedBytes,
   });
   const kind = packageKind(entries);
-  const media = await recompressMedia(entries, {
-    images,
-    level: params.compression,
-    imageFormat: params.imageFormat,
-    kind,
-    workDir: request.workDir,
-    signal: request.signal,
-  });
-  if (kind !== undefined) {
-    updateReferences(entries, kind, media.renamed);
-    // A preview is not content, but `lossless` promises the document back with everything it held.
-    if (params.compression !== 'lossless') dropThumbnails(entries, kind);
+  // A signed document keeps every part as signed: only the container is compressed again.
+  if (!isSigned(entries)) {
+    const media = await recompressMedia(entries, {
+      images,
+      level: params.compression,
+      imageFormat: params.imageFormat,
+      kind,
+      workDir: request.workDir,
+      signal: request.signal,
+    });
+    if (kind !== undefined) {
+      updateReferences(entries, kind, media.renamed);
+      // A preview is not content, but `lossless` promises the document back with everything it held.
+      if (params.compression !== 'lossless') dropThumbnails(entries, kind);
+    }
   }
   const repacked = join(request.workDir, `repacked.${format}`);
   await writeFile(repacked, writeZip(entries));

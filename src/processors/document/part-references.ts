@@ -61,6 +61,20 @@ function partSpellings(value: string, baseDir: string): string[] {
   return [...new Set([decoded, raw].filter((p): p is string => p !== undefined))];
 }
 
+/**
+ * A digitally signed package: OOXML keeps its signatures under `_xmlsignatures/`, ODF in
+ * `META-INF/documentsignatures.xml` (and macro signatures beside it). A signature covers the parts' bytes, so
+ * changing a picture would void it; re-compressing the container does not (the digests are of the content).
+ */
+export function isSigned(entries: readonly ZipEntry[]): boolean {
+  return entries.some(
+    (e) =>
+      e.name.startsWith('_xmlsignatures/') ||
+      e.name === 'META-INF/documentsignatures.xml' ||
+      e.name === 'META-INF/macrosignatures.xml',
+  );
+}
+
 /** The directory OOXML relationship targets are relative to: the source part's (`word/` for `word/_rels/x.rels`). */
 function relationshipBase(relsName: string): string {
   const dir = posix.dirname(posix.dirname(relsName));

@@ -54,6 +54,19 @@ describe('document processor', () => {
     });
   }
 
+  test('a signed document keeps every part as signed; only the container is packed again', async () => {
+    const entries = readZip(readFileSync(samples.docx!), ZIP_LIMITS);
+    entries.push({ ...entries[0]!, name: '_xmlsignatures/sig1.xml', data: Buffer.from('<Signature/>') });
+    const input = join(scratch(), 'signed.docx');
+    writeFileSync(input, writeZip(entries));
+    const result = await processor.process(documentJob(scratch(), input, 'docx', { compression: 'high' }));
+    const after = readZip(readFileSync(result.path), ZIP_LIMITS);
+    assert.deepEqual(
+      after.map((e) => [e.name, e.data.toString('base64')]),
+      entries.map((e) => [e.name, e.data.toString('base64')]),
+    );
+  });
+
   test('format pdf from DOCX (the forensics sample) and from ODT; docx from ODT', async () => {
     const pdf = await processor.process(documentJob(scratch(), corpus.docx, 'docx', { format: 'pdf' }));
     assert.equal(pdf.format, 'pdf');
