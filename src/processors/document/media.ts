@@ -45,7 +45,8 @@ export interface MediaResult {
 /** `entries` are updated in place. */
 export async function recompressMedia(entries: ZipEntry[], job: MediaJob): Promise<MediaResult> {
   const result: MediaResult = { saved: 0, renamed: new Map() };
-  const names = new Set(entries.map((e) => e.name));
+  // Lower-cased: OPC part names are case-insensitive, so image1.JPEG and image1.jpeg are one part to Word.
+  const names = new Set(entries.map((e) => e.name.toLowerCase()));
   for (const [index, entry] of entries.entries()) {
     if (!MEDIA_PART.test(entry.name)) continue;
     job.signal.throwIfAborted();
@@ -67,7 +68,7 @@ export async function recompressMedia(entries: ZipEntry[], job: MediaJob): Promi
       if (converted !== undefined && converted.length < entry.data.length) {
         result.saved += entry.data.length - converted.length;
         result.renamed.set(entry.name, newName);
-        names.add(newName);
+        names.add(newName.toLowerCase());
         entry.name = newName;
         entry.data = converted;
         continue;
@@ -99,7 +100,7 @@ async function conversionName(
   if (target === 'jpeg' && (job.level === 'lossless' || (await hasTransparency(entry.data))))
     return undefined;
   const name = entry.name.slice(0, -posix.extname(entry.name).length) + EXTENSION[job.kind][target];
-  return names.has(name) ? undefined : name;
+  return names.has(name.toLowerCase()) ? undefined : name;
 }
 
 /**

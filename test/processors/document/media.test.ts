@@ -38,3 +38,25 @@ test('a photo tagged with an EXIF orientation keeps its bytes; an upright one is
   assert.deepEqual([written.width, written.height], [400, 300]);
   assert.equal(result.saved, upright.length - entries[1]!.data.length);
 });
+
+test('a conversion is not named like a part that differs only in case (one part to Word)', async () => {
+  const png = await sharp(corpus.gpsPhoto).rotate().resize(400, 300).png().toBuffer();
+  const other = await sharp(corpus.canonPhoto).rotate().resize(64, 48).jpeg().toBuffer();
+  const entries: ZipEntry[] = [
+    { name: 'word/media/image1.png', data: png, time: 0, date: 0x21 },
+    { name: 'word/media/image1.JPEG', data: other, time: 0, date: 0x21 },
+  ];
+  const result = await recompressMedia(entries, {
+    images: createImageProcessor(),
+    level: 'high',
+    imageFormat: 'jpeg',
+    kind: 'ooxml',
+    workDir: await mkdtemp(join(scratch(), 'job-')),
+    signal: new AbortController().signal,
+  });
+  assert.deepEqual([...result.renamed], []);
+  assert.deepEqual(
+    entries.map((e) => e.name),
+    ['word/media/image1.png', 'word/media/image1.JPEG'],
+  );
+});
