@@ -39,6 +39,8 @@ const CMYK_QUALITY: Record<LossyPdfLevel, number> = { medium: 90, high: 80, ultr
  * in a 1-inch box) is most of some PDFs' bytes.
  */
 export const MAX_PPI: Record<LossyPdfLevel, number> = { medium: 300, high: 200, ultra: 150 };
+/** Bytes an extracted image may exceed its expected size by (a stray end-of-line, padding). */
+const EXTRACT_SLACK = 64 * 1024;
 /** Downsampling below this factor of the side is not worth the lost detail. */
 const MIN_DOWNSAMPLE = 0.8;
 
@@ -85,7 +87,11 @@ export async function imageUpdates(
     const mode = image.jpeg ? '--raw-stream-data' : '--filtered-stream-data';
     const extracted = async () => {
       // With its generation: `--show-object=12` alone means generation 0 and prints null for `12 1 R`.
-      await pdfTool('qpdf', [`--show-object=${objectId(image.key)}`, mode, input], job.run, false, source);
+      // Capped at what the image should weigh: a small Flate stream that inflates past its declared size (a
+      // bomb) fails here instead of filling the disk.
+      const expected = image.jpeg ? image.bytes : image.width * image.height * image.components;
+      const args = [`--show-object=${objectId(image.key)}`, mode, input];
+      await pdfTool('qpdf', args, job.run, false, source, expected + EXTRACT_SLACK);
       return encode(image, source, join(dir, String(number)), job);
     };
     const encoded = await extracted().catch((error: unknown) => {

@@ -17,9 +17,11 @@ export function pdfTool(
   run: PdfToolRun,
   captureStdout = false,
   stdoutFile?: string,
+  /** Largest file the tool may write, when the caller knows what the output should weigh. */
+  fileBytes?: number,
 ): Promise<ToolResult> {
   return runTool(command, args, run, {
-    limits: { memoryBytes: run.memoryBytes },
+    limits: { memoryBytes: run.memoryBytes, ...(fileBytes === undefined ? {} : { fileBytes }) },
     captureStdout,
     ...(stdoutFile === undefined ? {} : { stdoutFile }),
   });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
@@ -213,5 +213,28 @@ describe('embedded images from real-world PDFs', () => {
       listImages(result.path).map((i) => i.enc),
       ['image', 'jpeg'], // in drawing order (the output's objects are renumbered)
     );
+  });
+
+  test('a Flate image that inflates past its declared size is cut off at extraction, not written whole', async () => {
+    const { data } = await sharp(corpus.astronaut).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    // Declares 512×512 RGB (768 KiB) but inflates to 64 MiB: 64 KiB in the file.
+    const bomb = stream(
+      '/Type /XObject /Subtype /Image /Width 512 /Height 512 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode',
+      deflateSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }),
+    );
+    const input = join(scratch(), 'bomb.pdf');
+    writeFileSync(input, twoImages(bomb, flateImage(data)));
+    const job = pdfJob(scratch(), input, { compression: 'high' });
+    const result = await processor.process(job);
+    assert.deepEqual(
+      listImages(result.path).map((i) => i.enc),
+      ['image', 'jpeg'],
+    );
+    const largest = Math.max(
+      ...readdirSync(job.workDir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => statSync(join(entry.parentPath, entry.name)).size),
+    );
+    assert.ok(largest < 8 * 1024 * 1024, `a ${largest}-byte file was written`);
   });
 });
