@@ -29,9 +29,13 @@ export function planAudioOutput(
 ): AudioPlan {
   const lossyInput = !LOSSLESS_CODECS.has(audio.codec);
   if (params.compression === 'lossless') {
+    // A lossy track is kept as it is (re-encoding it losslessly only adds bytes), unless its channels or
+    // rate are to change: a copy cannot do that, FLAC can.
     if (
       params.format === undefined &&
       lossyInput &&
+      params.channels === undefined &&
+      params.sampleRate === undefined &&
       AUDIO_FORMATS[inputFormat as AudioFormat] !== undefined
     ) {
       return { format: inputFormat as AudioFormat, copy: true, kbps: undefined };
@@ -41,13 +45,27 @@ export function planAudioOutput(
   const format = params.format ?? defaultAudioFormat(inputFormat);
   const perChannel = AUDIO_FORMATS[format].perChannel;
   if (perChannel === undefined) return { format, copy: false, kbps: undefined };
-  if (params.bitrate !== undefined) return { format, copy: false, kbps: params.bitrate };
+  if (params.bitrate !== undefined) {
+    // libopus takes 6 to 256 kbit/s per channel and refuses the rest; other encoders round to what they can.
+    const channels = Math.min(2, params.channels ?? audio.channels ?? 2);
+    const kbps =
+      format === 'opus' ? Math.min(256 * channels, Math.max(6 * channels, params.bitrate)) : params.bitrate;
+    return { format, copy: false, kbps };
+  }
   const channels = Math.min(2, params.channels ?? audio.channels ?? 2);
   let kbps = perChannel[params.compression] * channels;
   // Re-encoding a lossy track at a higher rate only adds bytes: stay at or under the input's rate.
   if (lossyInput && audio.bitrate !== undefined)
     kbps = Math.min(kbps, Math.max(8, Math.floor(audio.bitrate / 1000)));
   return { format, copy: false, kbps };
+}
+
+/** PCM as deep as the input's samples: a 24-bit source written as 16-bit WAV would lose its low bits. */
+function pcmEncoder(audio: ProbedStream | undefined): string {
+  if (audio?.codec.startsWith('pcm_f64')) return 'pcm_f64le';
+  if (audio?.codec.startsWith('pcm_f')) return 'pcm_f32le';
+  const bits = audio?.bitsPerSample ?? 16;
+  return bits > 24 ? 'pcm_s32le' : bits > 16 ? 'pcm_s24le' : 'pcm_s16le';
 }
 
 export function audioArgs(plan: AudioPlan, params: ResolvedAudioParams, probe: MediaProbe): string[] {
@@ -65,9 +83,17 @@ export function audioArgs(plan: AudioPlan, params: ResolvedAudioParams, probe: M
   } else {
     args.push('-vn');
   }
-  args.push('-map_metadata', keep ? '0' : '-1', '-map_chapters', keep ? '0' : '-1');
+  const audio = probe.streams.find((s) => s.type === 'audio');
+  // Ogg and Opus keep a file's tags on its audio stream: those become the output's, where the container has none.
+  const tagsOnStream = keep && Object.keys(probe.tags).length === 0 && audio?.hasTags === true;
+  args.push(
+    '-map_metadata',
+    tagsOnStream ? '0:s:a:0' : keep ? '0' : '-1',
+    '-map_chapters',
+    keep ? '0' : '-1',
+  );
   if (plan.copy) return [...args, '-c:a', 'copy', ...settings.extraArgs];
-  args.push('-c:a', settings.encoder);
+  args.push('-c:a', plan.format === 'wav' ? pcmEncoder(audio) : settings.encoder);
   if (plan.kbps !== undefined) args.push('-b:a', `${plan.kbps}k`);
   if (params.channels !== undefined) args.push('-ac', String(params.channels));
   else if ((probe.streams.find((s) => s.type === 'audio')?.channels ?? 2) > 2 && settings.perChannel) {

@@ -68,6 +68,9 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
     throw new UnprocessableInputError('The file has no audio stream that can be decoded.');
   checkMediaLimits(probe, limits, 'audio');
   const plan = planAudioOutput(params, input.format, audio);
+  // The request's check sees only a format it names; an Opus input stays Opus by default.
+  const rateError = checkAudioParams({ format: plan.format, sampleRate: params.sampleRate }, 'audio')[0];
+  if (rateError !== undefined) throw ValidationError.field(rateError.field, rateError.message);
 
   const start = Math.min(params.trim?.start ?? 0, probe.durationSeconds);
   const available = Math.max(0, probe.durationSeconds - start);
@@ -85,12 +88,16 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
     ...seek.after,
     ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
   ];
+  const lossy = !plan.copy && AUDIO_FORMATS[plan.format].perChannel !== undefined;
   const encode = (gainDb: number) =>
     runFfmpeg(
       [
         ...inputArgs,
         ...audioArgs(plan, params, probe),
-        ...(gainDb === 0 ? [] : ['-af', `volume=${gainDb.toFixed(2)}dB`]),
+        // Every lossy encode through the same filter graph (a 0 dB volume included): without one, ffmpeg mixes
+        // channels down in integers and scales the mix against clipping; with one it mixes in float and does
+        // not, so a correction measured on the first encode would land on another baseline (3 dB too loud).
+        ...(lossy ? ['-af', `volume=${gainDb.toFixed(2)}dB`] : []),
         '-sn',
         '-dn',
         '-fflags',
@@ -108,7 +115,7 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
     );
   await encode(0);
   // A lossy encode that turned the track down (or up) is encoded again with the gain that undoes it.
-  if (!plan.copy && AUDIO_FORMATS[plan.format].perChannel !== undefined) {
+  if (lossy) {
     const before = await measureLoudness(inputArgs, run, 'input');
     const after = await measureLoudness(safeInputArgs(plan.format, output), run, 'output');
     const gain = compensatingGain(before, after);

@@ -3,6 +3,8 @@
  * and audio processors decide on. ffprobe confirms what the magic bytes suggested: a file it cannot
  * read with the forced demuxer, or one without a stream of the expected kind, is refused.
  */
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { runTool, type ToolRun } from '../shared/run-tool.ts';
 import { safeInputArgs } from './demuxers.ts';
@@ -26,6 +28,10 @@ export interface ProbedStream {
   sampleRate: number | undefined;
   language: string | undefined;
   frames: number | undefined;
+  /** Bits per audio sample as stored (24 for 24-bit PCM or FLAC); undefined when not told. */
+  bitsPerSample: number | undefined;
+  /** Tags of the stream itself (Ogg and Opus keep a file's title there, not on the container). */
+  hasTags: boolean;
 }
 
 export interface MediaProbe {
@@ -80,23 +86,38 @@ function parseStream(s: Record<string, unknown>): ProbedStream {
     sampleRate: num(s.sample_rate),
     language: typeof tags.language === 'string' ? tags.language : undefined,
     frames: num(s.nb_frames),
+    bitsPerSample: num(s.bits_per_raw_sample) || num(s.bits_per_sample) || undefined,
+    hasTags: Object.keys(tags).some((key) => key.toLowerCase() !== 'language' && !key.startsWith('_')),
   };
+}
+
+/** Largest ffprobe description read (a file of many streams or long tags runs to tens of KB). */
+const PROBE_OUTPUT_BYTES = 16 * 1024 * 1024;
+let probes = 0;
+
+/** ffprobe's JSON for `args`, written to a file in the job's folder (stdout's capped tail would cut it). */
+async function ffprobeJson<T>(args: string[], run: ToolRun): Promise<T> {
+  const file = join(run.workDir, `ffprobe-${++probes}.json`);
+  await runTool('ffprobe', ['-v', 'error', ...args, '-of', 'json'], run, {
+    label: 'ffprobe',
+    stdoutFile: file,
+    limits: { fileBytes: PROBE_OUTPUT_BYTES },
+  });
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch (cause) {
+    throw new UnprocessableInputError('ffprobe could not describe the file.', cause);
+  } finally {
+    await rm(file, { force: true });
+  }
 }
 
 /** Probes `path` as `format`; a file ffprobe cannot read is the input's fault (422). */
 export async function probeMedia(path: string, format: string, run: ToolRun): Promise<MediaProbe> {
-  const { stdout } = await runTool(
-    'ffprobe',
-    ['-v', 'error', ...safeInputArgs(format, path), '-show_format', '-show_streams', '-of', 'json'],
+  const parsed = await ffprobeJson<{ format?: Record<string, unknown>; streams?: Record<string, unknown>[] }>(
+    [...safeInputArgs(format, path), '-show_format', '-show_streams'],
     run,
-    { captureStdout: true, label: 'ffprobe' },
   );
-  let parsed: { format?: Record<string, unknown>; streams?: Record<string, unknown>[] };
-  try {
-    parsed = JSON.parse(stdout);
-  } catch (cause) {
-    throw new UnprocessableInputError('ffprobe could not describe the file.', cause);
-  }
   const format_ = parsed.format ?? {};
   const tags: Record<string, string> = {};
   for (const [key, value] of Object.entries((format_.tags ?? {}) as Record<string, unknown>)) {
@@ -106,11 +127,25 @@ export async function probeMedia(path: string, format: string, run: ToolRun): Pr
   const longest = Math.max(0, ...(parsed.streams ?? []).map((s) => num(s.duration) ?? 0));
   return {
     container: typeof format_.format_name === 'string' ? format_.format_name : format,
-    durationSeconds: num(format_.duration) ?? longest,
+    // Streamed recordings (MediaRecorder's WebM) carry no duration: their last packet tells it.
+    durationSeconds: num(format_.duration) || longest || (await lastPacketTime(path, format, run)),
     bitrate: num(format_.bit_rate),
     streams,
     tags,
   };
+}
+
+/** The end of the last packet, read from every packet's time (demuxing only, no decoding). */
+async function lastPacketTime(path: string, format: string, run: ToolRun): Promise<number> {
+  const parsed = await ffprobeJson<{ packets?: Record<string, unknown>[] }>(
+    [...safeInputArgs(format, path), '-show_entries', 'packet=pts_time,duration_time'],
+    run,
+  );
+  let end = 0;
+  for (const packet of parsed.packets ?? []) {
+    end = Math.max(end, (num(packet.pts_time) ?? 0) + (num(packet.duration_time) ?? 0));
+  }
+  return end;
 }
 
 /** The main moving picture: the first video stream that is not cover art. */

@@ -95,6 +95,9 @@ export async function encodeVideo(
           '0:V:0',
           '-vf',
           [...plan.filters, 'format=yuv420p'].join(','),
+          // Frames keep their own times (a phone's variable frame rate) unless a rate was asked for: ffmpeg's
+          // default for MP4 and MOV is a constant rate, which repeats frames to fill the gaps.
+          ...(plan.filters.some((f) => f.startsWith('fps=')) ? [] : ['-fps_mode', 'vfr']),
           ...CODEC_SETTINGS[plan.codec ?? 'h264'].args(plan.crf),
         ];
   await runFfmpeg(

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import { measureSsimulacra2 } from '../image/quality/score.ts';
@@ -36,8 +37,16 @@ export async function frameSsimulacra2(
   size: { width: number; height: number },
   run: ToolRun,
 ): Promise<number> {
-  const ref = await frameAt(reference, at, `${reference}.rgb`, run);
-  const enc = await frameAt(encoded, at, `${encoded}.rgb`, run);
+  let ref = await frameAt(reference, at, `${reference}.rgb`, run);
+  let enc = await frameAt(encoded, at, `${encoded}.rgb`, run);
+  // A segment of a frame or two (a one-frame video, a very short trim) has no frame past its middle's
+  // time: its first frame is the sample then.
+  if (ref.length === 0 || enc.length === 0) {
+    ref = await frameAt(reference, 0, `${reference}.rgb`, run);
+    enc = await frameAt(encoded, 0, `${encoded}.rgb`, run);
+  }
+  if (ref.length === 0)
+    throw new UnprocessableInputError('The video has no frames to encode in the requested part.');
   const image = (data: Uint8Array) => ({
     data,
     width: size.width,
