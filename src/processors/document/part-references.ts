@@ -7,10 +7,10 @@
  *   `Default` by extension that must exist for the new extension);
  * - ODF: `META-INF/manifest.xml` (`manifest:full-path` and `manifest:media-type`) and the `xlink:href` of
  *   the XML streams (`content.xml`, `styles.xml`, sub-documents), with the element's `draw:mime-type`.
- * The XML is edited as text, attribute by attribute: re-serialising it through a DOM would reorder
- * namespaces and whitespace that nothing asked to change.
+ * The XML is edited as text, attribute by attribute (xml-text.ts).
  */
 import { posix } from 'node:path';
+import { attributeValue, escapeXml, setAttribute, setText, text, unescapeXml } from './xml-text.ts';
 import type { ZipEntry } from './zip.ts';
 
 export type PackageKind = 'ooxml' | 'odf';
@@ -25,11 +25,6 @@ export function packageKind(entries: readonly ZipEntry[]): PackageKind | undefin
   if (entries.some((e) => e.name === MANIFEST)) return 'odf';
   return undefined;
 }
-
-const AMP = /&(amp|quot|apos|lt|gt);/g;
-const ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
-const unescapeXml = (text: string) => text.replace(AMP, (_, name: string) => ENTITIES[name]!);
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
  * The part an attribute value names, from the directory it is relative to; undefined for a URL (an
@@ -87,31 +82,6 @@ function streamBase(name: string): string {
   return dir === '.' ? '' : dir;
 }
 
-/** An XML part's encoding from its byte-order mark: OOXML allows UTF-16 parts beside UTF-8 ones. */
-function encodingOf(data: Buffer): 'utf8' | 'utf16le' | 'utf16be' {
-  if (data[0] === 0xff && data[1] === 0xfe) return 'utf16le';
-  if (data[0] === 0xfe && data[1] === 0xff) return 'utf16be';
-  return 'utf8';
-}
-
-export function text(entry: ZipEntry): string {
-  const encoding = encodingOf(entry.data);
-  // An odd byte at the end of a UTF-16 part is no character: dropped (swap16 refuses odd lengths).
-  if (encoding === 'utf16be')
-    return Buffer.from(entry.data.subarray(0, entry.data.length & ~1))
-      .swap16()
-      .toString('utf16le');
-  return entry.data.toString(encoding);
-}
-
-/** Only an edited part is written back, in its own encoding; an untouched part keeps its bytes. */
-function setText(entry: ZipEntry, before: string, after: string): void {
-  if (after === before) return;
-  const encoding = encodingOf(entry.data);
-  if (encoding === 'utf16be') entry.data = Buffer.from(after, 'utf16le').swap16();
-  else entry.data = Buffer.from(after, encoding);
-}
-
 /**
  * Replaces the extension at the end of a reference (the names differ only there), keeping its spelling;
  * a reference that spells the extension otherwise (percent-encoded) is written anew, relative to `base`.
@@ -122,9 +92,6 @@ function withExtension(value: string, from: string, to: string, base: string): s
   if (value.endsWith(oldExt)) return value.slice(0, -oldExt.length) + newExt;
   return escapeXml(encodeURI(posix.relative(base === '' ? '.' : base, to)));
 }
-
-/** `attribute="value"` or `attribute = 'value'`: any quote, optional spaces around `=` (XML allows both). */
-const attributePattern = (attribute: string) => new RegExp(`\\b${attribute}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`);
 
 /**
  * Rewrites every start tag matching `tag` (a linear pattern: `<Name\b[^<>]*>`) whose `attribute` names a
@@ -160,21 +127,6 @@ function editTags(
     }
   }
   return out + xml.slice(at);
-}
-
-/** The value of `attribute` in a start tag, whichever quotes it has. */
-export function attributeValue(tag: string, attribute: string): string | undefined {
-  const found = attributePattern(attribute).exec(tag);
-  return found?.[1] ?? found?.[2];
-}
-
-/** The tag with `attribute` set to `value` (already escaped), in the quotes it had. */
-function setAttribute(tag: string, attribute: string, value: string): string {
-  return tag.replace(attributePattern(attribute), (found) => {
-    const quote = found.trimEnd().endsWith("'") ? "'" : '"';
-    const written = quote === "'" ? value.replace(/'/g, '&apos;') : value;
-    return `${attribute}=${quote}${written}${quote}`;
-  });
 }
 
 /** The first of `parts` that `map` has, and its value. */
@@ -214,7 +166,7 @@ function updateOoxml(
     const base = relationshipBase(entry.name);
     const before = text(entry);
     const updated = editTags(before, /<Relationship\b[^<>]*>/g, 'Target', base, (tag, value, parts) => {
-      if (/\bTargetMode\s*=\s*["']External["']/.test(tag)) return undefined;
+      if (attributeValue(tag, 'TargetMode') === 'External') return undefined;
       if (anyOf(removed, parts)) return '';
       const found = lookup(renames, parts);
       if (found === undefined) return undefined;
@@ -243,9 +195,7 @@ function updateOoxml(
     const extension = posix.extname(renamed).slice(1);
     const type = MIME[extensionFormat(renamed)];
     const has = [...xml.matchAll(/<Default\b[^<>]*>/g)].some(
-      ([tag]) =>
-        (attributePattern('Extension').exec(tag)?.slice(1).join('') ?? '').toLowerCase() ===
-        extension.toLowerCase(),
+      ([tag]) => attributeValue(tag, 'Extension')?.toLowerCase() === extension.toLowerCase(),
     );
     if (type !== undefined && !has) {
       xml = xml.replace(

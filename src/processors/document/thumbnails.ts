@@ -6,7 +6,8 @@
  * with a photo), often a large share of a text document. The caller skips this at `lossless`.
  */
 import { posix } from 'node:path';
-import { attributeValue, type PackageKind, resolvePart, text, updateReferences } from './part-references.ts';
+import { type PackageKind, resolvePart, updateReferences } from './part-references.ts';
+import { attributeValue, text } from './xml-text.ts';
 import type { ZipEntry } from './zip.ts';
 
 const OOXML_THUMBNAIL_TYPE = /\/relationships\/metadata\/thumbnail["']/;
