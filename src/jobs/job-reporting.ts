@@ -20,6 +20,8 @@ export interface WebhookDelivery {
   accountId: string;
   url: string;
   payload: object;
+  /** Idempotency key: a second enqueue with the same key (a report repeated after a crash) adds nothing. */
+  key?: string | undefined;
 }
 
 export interface WebhookTrigger {

@@ -14,7 +14,7 @@ import {
   toPressoError,
 } from '../errors/catalog.ts';
 import { isStorageFull } from '../errors/storage-full.ts';
-import type { Job } from './job.ts';
+import { isFinished, type Job } from './job.ts';
 import type { JobRunnerDeps, JobRunnerOptions, JobScope } from './job-context.ts';
 import { jobRecord } from './job-record.ts';
 import { acquire, produce, publish } from './job-steps.ts';
@@ -35,7 +35,12 @@ export class JobRunner {
   readonly run = async (jobId: string, signal: AbortSignal): Promise<void> => {
     const { store, logger } = this.#deps;
     const job = await store.markProcessing(jobId);
-    if (job?.status !== 'processing') return; // deleted, or finished by an earlier run
+    if (!job) return; // deleted
+    if (job.status !== 'processing') {
+      // Finished by an earlier run. If that run died before reporting it, this run reports it.
+      if (isFinished(job) && job.reportedAt === undefined) await this.#finish(job, logger.child({ jobId }));
+      return;
+    }
     const log = logger.child({ jobId, attempt: job.attempts });
     await this.#deps.events.publishChanged(jobId);
     if (job.attempts > this.#options.maxAttempts) {
@@ -109,18 +114,30 @@ export class JobRunner {
     // The input is not needed once the job has ended; outputs stay until they expire.
     await this.#deps.files.deletePrefix(`jobs/${job.id}/input`).catch(() => {});
     await this.#deps.events.publishChanged(job.id);
-    // The job has ended either way: a report that cannot be written is logged, never fatal.
+    // The job has ended either way: a report that cannot be written is logged, never fatal. The job is
+    // marked reported last, so a process dying before that leaves it to the next run (the queue's), which
+    // reports again: the webhook's enqueue is keyed by the job, so it is not sent twice; usage counted in
+    // the last instant before the death would count twice.
     const { output, webhookUrl } = job;
+    if (webhookUrl) {
+      await this.#deps.webhooks
+        .enqueue({
+          jobId: job.id,
+          accountId: job.accountId,
+          url: webhookUrl,
+          payload: jobRecord(job),
+          key: job.id,
+        })
+        .catch((error: unknown) => log.error({ err: error }, 'webhook not queued'));
+    }
     if (output) {
       await this.#deps.usage
         .addUsage(job.accountId, { bytesOut: output.descriptor.size })
         .catch((error: unknown) => log.error({ err: error }, 'usage not counted'));
     }
-    if (webhookUrl) {
-      await this.#deps.webhooks
-        .enqueue({ jobId: job.id, accountId: job.accountId, url: webhookUrl, payload: jobRecord(job) })
-        .catch((error: unknown) => log.error({ err: error }, 'webhook not queued'));
-    }
+    await this.#deps.store
+      .markReported(job.id)
+      .catch((error: unknown) => log.error({ err: error }, 'job not marked reported'));
   }
 }
 

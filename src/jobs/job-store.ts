@@ -26,6 +26,8 @@ export interface JobStore {
   setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void>;
   complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job>;
   fail(id: string, error: ErrorRecord): Promise<Job>;
+  /** Records that a finished job's usage and webhook were reported (once; a second call changes nothing). */
+  markReported(id: string): Promise<void>;
   /** Jobs whose output expired before `now`, so the sweeper can delete their files. */
   listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]>;
   clearOutput(id: string): Promise<void>;

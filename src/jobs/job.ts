@@ -74,6 +74,11 @@ export interface Job {
   finishedAt: number | undefined;
   /** 0–100 while a long processor (video, audio) runs; undefined when it does not report. */
   progress?: number | undefined;
+  /**
+   * When the finished job's usage and webhook were reported. A finished job without it lost its run
+   * between finishing and reporting (a crash); the queue runs it again and that run reports it.
+   */
+  reportedAt?: number | undefined;
 }
 
 export function isFinished(job: Pick<Job, 'status'>): boolean {

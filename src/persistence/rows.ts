@@ -24,6 +24,7 @@ export interface JobRow {
   updated_at: number;
   finished_at: number | null;
   progress: number | null;
+  reported_at: number | null;
 }
 
 export function parse<T>(text: string | null): T | undefined {
@@ -46,6 +47,7 @@ export function toJob(row: JobRow): Job {
     updatedAt: row.updated_at,
     finishedAt: row.finished_at ?? undefined,
     progress: row.progress ?? undefined,
+    reportedAt: row.reported_at ?? undefined,
   };
 }
 

@@ -5,7 +5,7 @@
  * nothing. Deliveries are picked up when enqueued, when a retry falls due and by a slow poll; the
  * claim-and-send machinery (concurrency, kick, poll, graceful stop) is `WorkPool`'s.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { PressoError } from '../errors/catalog.ts';
 import { WorkPool } from '../jobs/work-pool.ts';
@@ -45,6 +45,11 @@ export interface EnqueueWebhook {
   accountId: string;
   url: string;
   payload: object;
+  /**
+   * Makes the enqueue idempotent: the delivery's id is derived from it, so a second enqueue with the same
+   * key (a report repeated after a crash) stores and sends nothing new. Without it every enqueue is new.
+   */
+  key?: string | undefined;
 }
 
 type Outcome = 'succeeded' | 'retry' | 'failed';
@@ -86,7 +91,7 @@ export class WebhookDispatcher {
 
   /** Stores a delivery (sent as soon as the dispatcher runs) and returns its id. */
   async enqueue(input: EnqueueWebhook): Promise<string> {
-    const id = randomUUID();
+    const id = input.key === undefined ? randomUUID() : uuidFromKey(input.key);
     // Serialised once: every attempt sends (and signs) exactly the same bytes.
     const payload = JSON.stringify(input.payload);
     await this.#options.store.create(
@@ -251,4 +256,13 @@ function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${message}${cause}`.slice(0, 1000);
+}
+
+/** A UUID (version 8, RFC 9562) named by `key`: the same key always gives the same id. */
+export function uuidFromKey(key: string): string {
+  const bytes = createHash('sha256').update(`presso-webhook:${key}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

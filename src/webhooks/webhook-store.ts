@@ -45,7 +45,10 @@ export interface WebhookDeliveryWithAttempts extends WebhookDelivery {
 }
 
 export interface WebhookStore {
-  /** Stores a new delivery, due at `now`. */
+  /**
+   * Stores a new delivery, due at `now`. When a delivery of that id exists, stores nothing and returns it
+   * as it is: creating is idempotent, so a report repeated after a crash is not sent twice.
+   */
   create(delivery: NewWebhookDelivery, now: number): Promise<WebhookDelivery>;
   get(id: string): Promise<WebhookDelivery | undefined>;
   /**

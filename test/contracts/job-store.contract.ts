@@ -137,6 +137,23 @@ export function jobStoreContract(name: string, factory: () => Promise<JobStoreUn
       assert.deepEqual(failed.error, { code: 'VALIDATION_FAILED', status: 422, message: 'invalid', errors });
     });
 
+    it('finishes a job unreported, and records its report once', async () => {
+      const { id } = await subject.store.create(newJob());
+      const done = await subject.store.complete(id, input, output(9_000_000));
+      assert.equal(done.reportedAt, undefined, 'finished, not yet reported');
+      subject.setNow(3_000_000);
+      await subject.store.markReported(id);
+      assert.equal((await subject.store.get(id))?.reportedAt, 3_000_000);
+      subject.setNow(4_000_000);
+      await subject.store.markReported(id);
+      assert.equal((await subject.store.get(id))?.reportedAt, 3_000_000, 'the first report stands');
+      const failed = await subject.store.create(newJob());
+      assert.equal(
+        (await subject.store.fail(failed.id, { code: 'X', status: 500, message: 'x' })).reportedAt,
+        undefined,
+      );
+    });
+
     it('updates the input of a fetched job', async () => {
       const { id } = await subject.store.create(newJob({ input: undefined }));
       await subject.store.setInput(id, { name: 'b.png', size: 99, sha1: 'c'.repeat(40) });

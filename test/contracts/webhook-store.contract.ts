@@ -48,6 +48,15 @@ export function webhookStoreContract(name: string, factory: WebhookStoreFactory)
       assert.equal(await store.get('missing'), undefined);
     });
 
+    it('creates idempotently: a second create of an id stores nothing and returns the first', async () => {
+      const store = await open();
+      const first = delivery();
+      const created = await store.create(first, 1000);
+      const again = await store.create({ ...first, payload: '{"other":true}', url: 'https://x.test/' }, 2000);
+      assert.deepEqual(again, created);
+      assert.deepEqual(await store.listForJob(first.jobId), [{ ...created, attemptLog: [] }]);
+    });
+
     it('claims only due pending deliveries, each once, oldest due first', async () => {
       const store = await open();
       const a = delivery();

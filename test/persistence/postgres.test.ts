@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { openPostgres, query, transaction } from '../../src/persistence/postgres/database.ts';
+import { PG_MIGRATIONS } from '../../src/persistence/postgres/migrations.ts';
 import { PgAccountStore } from '../../src/persistence/postgres/pg-account-store.ts';
 import { PgConnectorStore } from '../../src/persistence/postgres/pg-connector-store.ts';
 import { PgJobStore } from '../../src/persistence/postgres/pg-job-store.ts';
@@ -118,7 +119,7 @@ test('processes starting together migrate once (advisory lock)', async () => {
   );
   assert.deepEqual(
     versions.map((v) => v.version),
-    [1],
+    PG_MIGRATIONS.map((_, i) => i + 1),
   );
 });
 

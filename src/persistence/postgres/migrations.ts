@@ -81,4 +81,9 @@ export const PG_MIGRATIONS: string[] = [
   );
   CREATE INDEX connectors_account ON connectors(account_id, created_at);
   `,
+  // A finished job's reports (usage, webhook) are made once reported_at is set: see the SQLite twin.
+  `
+  ALTER TABLE jobs ADD COLUMN reported_at BIGINT;
+  UPDATE jobs SET reported_at = finished_at WHERE finished_at IS NOT NULL;
+  `,
 ];

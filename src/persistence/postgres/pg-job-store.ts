@@ -97,6 +97,13 @@ export class PgJobStore implements JobStore {
     );
   }
 
+  async markReported(id: string): Promise<void> {
+    await execute(this.#db, 'UPDATE jobs SET reported_at = $1 WHERE id = $2 AND reported_at IS NULL', [
+      this.#now(),
+      id,
+    ]);
+  }
+
   async listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]> {
     const rows = await query<JobRow>(
       this.#db,

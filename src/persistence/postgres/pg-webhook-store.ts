@@ -35,11 +35,13 @@ export class PgWebhookStore implements WebhookStore {
       this.#db,
       `INSERT INTO webhook_deliveries
          (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6) RETURNING *`,
+       VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING *`,
       [delivery.id, delivery.jobId, delivery.accountId, delivery.url, delivery.payload, now],
     );
-    if (!row) throw new Error(`webhook delivery ${delivery.id} was not stored`);
-    return toDelivery(row);
+    // Nothing returned: a delivery of that id exists already (a report repeated after a crash).
+    const stored = row ? toDelivery(row) : await this.get(delivery.id);
+    if (!stored) throw new Error(`webhook delivery ${delivery.id} was not stored`);
+    return stored;
   }
 
   async get(id: string): Promise<WebhookDelivery | undefined> {

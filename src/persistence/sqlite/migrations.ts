@@ -97,4 +97,10 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE queue ADD COLUMN priority INTEGER NOT NULL DEFAULT 1;
   CREATE INDEX queue_priority_waiting ON queue(lane, state, priority, available_at, seq);
   `,
+  // The transactional outbox of a finished job: its reports (usage, webhook) are made once reported_at is
+  // set, so a run that died between finishing the job and reporting it is reported by the next run.
+  `
+  ALTER TABLE jobs ADD COLUMN reported_at INTEGER;
+  UPDATE jobs SET reported_at = finished_at WHERE finished_at IS NOT NULL;
+  `,
 ];

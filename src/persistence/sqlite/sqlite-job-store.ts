@@ -109,6 +109,10 @@ export class SqliteJobStore implements JobStore {
     return this.#require(id);
   }
 
+  async markReported(id: string): Promise<void> {
+    run(this.#db, 'UPDATE jobs SET reported_at = ? WHERE id = ? AND reported_at IS NULL', this.#now(), id);
+  }
+
   async listOutputsExpiredBefore(now: number, limit: number): Promise<Job[]> {
     const rows = all<JobRow>(
       this.#db,

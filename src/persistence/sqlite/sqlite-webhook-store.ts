@@ -27,7 +27,7 @@ export class SqliteWebhookStore implements WebhookStore {
       this.#db,
       `INSERT INTO webhook_deliveries
          (id, job_id, account_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`,
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING *`,
       delivery.id,
       delivery.jobId,
       delivery.accountId,
@@ -37,8 +37,11 @@ export class SqliteWebhookStore implements WebhookStore {
       now,
       now,
     );
-    if (!row) throw new Error(`webhook delivery ${delivery.id} was not stored`);
-    return toDelivery(row);
+    // Nothing returned: a delivery of that id exists already (a report repeated after a crash).
+    const stored =
+      row ?? get<DeliveryRow>(this.#db, 'SELECT * FROM webhook_deliveries WHERE id = ?', delivery.id);
+    if (!stored) throw new Error(`webhook delivery ${delivery.id} was not stored`);
+    return toDelivery(stored);
   }
 
   async get(id: string): Promise<WebhookDelivery | undefined> {
