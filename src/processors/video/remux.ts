@@ -1,7 +1,9 @@
 /**
  * `lossless`: no re-encode. The moving picture and audio streams are copied into the container (index
  * first for MP4 and MOV), subtitles, data tracks, attachments and cover art are dropped, and container
- * metadata is kept (it is the file's own; a remux promises the same content).
+ * metadata is kept (it is the file's own; a remux promises the same content) except where the camera was:
+ * phone videos carry a GPS position (the MP4 `©xyz` atom, Apple's location keys), and no other level of
+ * the service lets one through.
  */
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
@@ -28,6 +30,7 @@ export async function remuxVideo(
       'copy',
       '-sn',
       '-dn',
+      ...LOCATION_TAGS.flatMap((tag) => ['-metadata', `${tag}=`]),
       '-fflags',
       '+bitexact',
       ...container.muxerArgs,
@@ -39,6 +42,15 @@ export async function remuxVideo(
     { limits },
   );
 }
+
+/** Container tags that say where a file was made, as ffmpeg names them; an empty value removes a tag. */
+const LOCATION_TAGS = [
+  'location',
+  'location-eng',
+  'com.apple.quicktime.location.ISO6709',
+  'com.apple.quicktime.location.accuracy.horizontal',
+  'com.apple.quicktime.location.name',
+];
 
 /** Containers a stream copy can land in by default: the input's own when we write it, else Matroska. */
 export function remuxFormat(inputFormat: string, asked: VideoFormat | undefined): VideoFormat {

@@ -118,6 +118,51 @@ describe('video processor', () => {
     assert.ok((await boxOffset(result.path, 'moov')) < (await boxOffset(result.path, 'mdat')));
   });
 
+  it('lossless keeps the container tags but not where the camera was (GPS), in MP4 and Matroska', async () => {
+    const located = join(scratch(), 'located.mp4');
+    ffmpeg([
+      '-i',
+      clip,
+      '-c',
+      'copy',
+      '-metadata',
+      'title=Harbour',
+      '-metadata',
+      'location=+48.8583+002.2945/',
+      located,
+    ]);
+    assert.equal(probe(located).format.tags?.location, '+48.8583+002.2945/');
+    const appleKeys = join(scratch(), 'located.mkv');
+    ffmpeg([
+      '-i',
+      clip,
+      '-c',
+      'copy',
+      '-metadata',
+      'com.apple.quicktime.location.ISO6709=+48.8583+002.2945/',
+      appleKeys,
+    ]);
+    assert.ok(
+      probe(appleKeys).format.tags?.['COM.APPLE.QUICKTIME.LOCATION.ISO6709'] ??
+        probe(appleKeys).format.tags?.['com.apple.quicktime.location.ISO6709'],
+    );
+    for (const [input, format] of [
+      [located, 'mp4'],
+      [located, 'mkv'],
+      [appleKeys, 'mkv'],
+    ] as const) {
+      const result = await runProcessor(processor, input, { compression: 'lossless', format });
+      const tags = probe(result.path).format.tags ?? {};
+      assert.deepEqual(
+        Object.keys(tags).filter((k) => /location/i.test(k)),
+        [],
+        `${input} to ${format}`,
+      );
+      if (input === located) assert.equal(tags.title ?? tags.TITLE, 'Harbour');
+      assert.equal(decodedMd5(result.path), decodedMd5(clip));
+    }
+  });
+
   it('resizes with even dimensions: auto fits, fit covers and crops; odd inputs become even', async () => {
     const odd = makeClip(join(scratch(), 'odd.mp4'), { width: 161, height: 121, seconds: 1 });
     const plain = await runProcessor(processor, odd, { compression: 'ultra' });
