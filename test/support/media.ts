@@ -64,6 +64,7 @@ export interface Probed {
     sample_rate?: string;
     avg_frame_rate?: string;
     disposition?: Record<string, number>;
+    duration?: string;
     tags?: Record<string, string>;
   }[];
 }

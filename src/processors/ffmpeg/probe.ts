@@ -32,6 +32,11 @@ export interface ProbedStream {
   bitsPerSample: number | undefined;
   /** Tags of the stream itself (Ogg and Opus keep a file's title there, not on the container). */
   hasTags: boolean;
+  /**
+   * When the stream ends, in seconds from the file's start, if the file tells it (MP4 and MOV per track,
+   * Matroska in a DURATION tag). A video track can end long before the file's audio does.
+   */
+  endSeconds?: number | undefined;
 }
 
 export interface MediaProbe {
@@ -91,6 +96,39 @@ function parseStream(s: Record<string, unknown>): ProbedStream {
   };
 }
 
+/** A stream's own length in seconds: ffprobe's, else Matroska's `DURATION` tag (`HH:MM:SS.nnnnnnnnn`). */
+function streamLength(s: Record<string, unknown>): number | undefined {
+  const length = num(s.duration);
+  if (length !== undefined && length > 0) return length;
+  const tag = ((s.tags ?? {}) as Record<string, unknown>).DURATION;
+  const parts = typeof tag === 'string' ? /^(\d+):(\d\d):(\d\d(?:\.\d+)?)$/.exec(tag) : null;
+  return parts ? Number(parts[1]) * 3600 + Number(parts[2]) * 60 + Number(parts[3]) : undefined;
+}
+
+/**
+ * Video packets in a file, counted by demuxing (no decoding): 0 for a file the demuxer cannot read, as an
+ * FFV1 cut holding no frame is.
+ */
+export async function countVideoPackets(path: string, format: string, run: ToolRun): Promise<number> {
+  try {
+    const parsed = await ffprobeJson<{ streams?: Record<string, unknown>[] }>(
+      [
+        ...safeInputArgs(format, path),
+        '-select_streams',
+        'v:0',
+        '-count_packets',
+        '-show_entries',
+        'stream=nb_read_packets',
+      ],
+      run,
+    );
+    return num(parsed.streams?.[0]?.nb_read_packets) ?? 0;
+  } catch (error) {
+    if (error instanceof UnprocessableInputError) return 0;
+    throw error;
+  }
+}
+
 /** Largest ffprobe description read (a file of many streams or long tags runs to tens of KB). */
 const PROBE_OUTPUT_BYTES = 16 * 1024 * 1024;
 let probes = 0;
@@ -123,7 +161,13 @@ export async function probeMedia(path: string, format: string, run: ToolRun): Pr
   for (const [key, value] of Object.entries((format_.tags ?? {}) as Record<string, unknown>)) {
     if (typeof value === 'string') tags[key] = value.slice(0, 500);
   }
-  const streams = (parsed.streams ?? []).map(parseStream);
+  const fileStart = num(format_.start_time) ?? 0;
+  const streams = (parsed.streams ?? []).map((raw) => {
+    const stream = parseStream(raw);
+    const length = streamLength(raw);
+    if (length === undefined) return stream;
+    return { ...stream, endSeconds: (num(raw.start_time) ?? fileStart) - fileStart + length };
+  });
   const longest = Math.max(0, ...(parsed.streams ?? []).map((s) => num(s.duration) ?? 0));
   return {
     container: typeof format_.format_name === 'string' ? format_.format_name : format,

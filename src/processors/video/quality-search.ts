@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
+import { countVideoPackets } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { ToolRun } from '../shared/run-tool.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
@@ -60,6 +61,14 @@ interface Reference {
   middle: number;
 }
 
+/** The part to encode holds no video frame. The processor says why, in the caller's terms. */
+export class NoVideoFramesError extends Error {
+  constructor() {
+    super('the part to encode holds no video frame');
+    this.name = 'NoVideoFramesError';
+  }
+}
+
 export function ssimDb(ssim: number): number {
   return ssim >= 1 ? 100 : -10 * Math.log10(1 - ssim);
 }
@@ -102,8 +111,12 @@ export async function searchCrf(input: SearchInput, run: ToolRun): Promise<Searc
       ],
       run,
     );
-    references.push({ file: ref, middle: segment.length / 2 });
+    // A cut can hold no frame: a trim inside the last frame's time, or a track that ended earlier than
+    // the probe said. Such a segment has nothing to score; with none left there is nothing to encode.
+    if ((await countVideoPackets(ref, 'mkv', run)) > 0)
+      references.push({ file: ref, middle: segment.length / 2 });
   }
+  if (references.length === 0) throw new NoVideoFramesError();
   const target = SSIM_TARGET_DB[input.level];
   const s2Target = SSIMULACRA2_TARGET[input.level];
   const [lowest, highest] = settings.range;

@@ -21,7 +21,7 @@ import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
 import { planFrames } from './geometry.ts';
 import { changesContent, resolveVideoParams, VIDEO_OUTPUT_FORMATS, videoParamsSchema } from './params.ts';
 import { checkVideoParams } from './params-check.ts';
-import { searchCrf } from './quality-search.ts';
+import { NoVideoFramesError, searchCrf } from './quality-search.ts';
 import { remuxFormat, remuxVideo } from './remux.ts';
 
 export const VIDEO_INPUT_FORMATS = [
@@ -143,7 +143,16 @@ async function processVideo(
     if (!(duration > 0)) {
       throw ValidationError.field('video.trim', 'the trim starts after the end of the video');
     }
+    // The audio can outlast the picture: the search scores only the part that has frames.
+    const videoEnd = Math.min(probe.durationSeconds, video.endSeconds ?? Number.POSITIVE_INFINITY);
+    if (!(videoEnd > start)) {
+      throw ValidationError.field(
+        'video.trim',
+        `the trim starts after the video track ends (at ${videoEnd.toFixed(2)} s)`,
+      );
+    }
     const frames = planFrames(video, params);
+    checkOutputFrame(frames, limits.maxFramePixels);
     if (format === 'gif' && params.fps === undefined && (video.fps ?? 0) > 15) {
       frames.filters.push('fps=15'); // GIF frame delays are in 1/100 s; 15 fps keeps files sane
     }
@@ -155,7 +164,7 @@ async function processVideo(
           path: input.path,
           format: input.format,
           start,
-          duration,
+          duration: Math.min(duration, videoEnd - start),
           filters: [...frames.filters, 'format=yuv420p'].join(','),
           codec,
           level: params.compression,
@@ -163,7 +172,11 @@ async function processVideo(
           height: frames.height,
         },
         run,
-      );
+      ).catch((error: unknown) => {
+        if (!(error instanceof NoVideoFramesError)) throw error;
+        if (params.trim === undefined) throw new UnprocessableInputError('The video track holds no frame.');
+        throw ValidationError.field('video.trim', 'the trimmed part holds no video frame');
+      });
       crf = search.crf;
     }
     progress?.(SEARCH_SHARE);
@@ -222,4 +235,17 @@ async function neverLarger(
   const remuxed = join(run.workDir, `remux.${format}`);
   await remuxVideo(input, format, remuxed, run, toolLimits);
   return { path: remuxed, format, transformed: false };
+}
+
+/** Largest side any of the encoders takes (H.265 and AV1 stop at 16384). */
+const MAX_OUTPUT_SIDE = 16_384;
+
+/** An upscale past the frame limit is refused before any encoder tries to allocate it. */
+function checkOutputFrame(frames: { width: number; height: number }, maxPixels: number): void {
+  const { width, height } = frames;
+  if (width * height <= maxPixels && Math.max(width, height) <= MAX_OUTPUT_SIDE) return;
+  throw ValidationError.field(
+    'video.resize',
+    `the output frames would be ${width}×${height}; at most ${maxPixels} pixels and ${MAX_OUTPUT_SIDE} per side`,
+  );
 }

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { ValidationError } from '../../../src/errors/catalog.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
 import { ffmpeg, probe, runProcessor, videoStream } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -61,5 +62,47 @@ describe('video inputs', () => {
     assert.equal(frameCount(result.path), 50);
     const seconds = Number(probe(result.path).format.duration);
     assert.ok(Math.abs(seconds - 6) < 0.3, `${seconds} s`);
+  });
+
+  it('a clip whose audio outlasts its picture is encoded whole, in MP4 and Matroska', async () => {
+    for (const container of ['mp4', 'mkv']) {
+      const input = join(scratch(), `long-audio.${container}`);
+      ffmpeg([
+        ...['-f', 'lavfi', '-i', 'testsrc2=size=128x96:rate=25:duration=1'],
+        ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=4:sample_rate=48000'],
+        ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', input],
+      ]);
+      const result = await runProcessor(processor, input, { compression: 'high', format: 'mp4' });
+      assert.equal(frameCount(result.path), 25, container);
+      const audio = probe(result.path).streams.find((s) => s.codec_type === 'audio');
+      assert.ok(Math.abs(Number(audio?.duration) - 4) < 0.1, `${container}: audio ${audio?.duration} s`);
+      await assert.rejects(
+        runProcessor(processor, input, { trim: { start: 2 } }),
+        (error: ValidationError) =>
+          /video track ends \(at 1\.0\d s\)/.test(error.errors?.[0]?.message ?? '') &&
+          error.errors?.[0]?.field === 'video.trim',
+      );
+    }
+  });
+
+  it('a trim inside the last frame, or an upscale past the frame limit, is a 422 on its field', async () => {
+    const input = join(scratch(), 'short.mp4');
+    ffmpeg([
+      ...['-f', 'lavfi', '-i', 'testsrc2=size=128x96:rate=25:duration=2'],
+      ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', input],
+    ]);
+    const fieldOf = (error: unknown) =>
+      error instanceof ValidationError ? error.errors?.[0]?.field : String(error);
+    // The last frame starts at 1.96 s: a trim from 1.99 s holds none.
+    const trim = await runProcessor(processor, input, { trim: { start: 1.99 } }).catch(fieldOf);
+    assert.equal(trim, 'video.trim');
+    const resize = await runProcessor(processor, input, { resize: { width: 8000, upscale: true } }).catch(
+      fieldOf,
+    );
+    assert.equal(resize, 'video.resize');
+    const side = await runProcessor(processor, input, {
+      resize: { width: 20000, height: 10, mode: 'fit', upscale: true },
+    }).catch(fieldOf);
+    assert.equal(side, 'video.resize');
   });
 });
