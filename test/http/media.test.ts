@@ -47,7 +47,7 @@ describe('video and audio through the API', () => {
     );
     const out = join(scratch(), 'out.webm');
     await writeFile(out, await download(presso, result));
-    assert.equal(videoStream(probe(out))?.codec_name, 'vp9');
+    assert.equal(videoStream(probe(out))?.codec_name, 'av1');
     assert.equal(audioStream(probe(out))?.codec_name, 'opus');
   });
 

@@ -106,7 +106,7 @@ export const CONTAINERS: Readonly<Record<VideoFormat, ContainerSettings>> = {
   mp4: { muxer: 'mp4', defaultCodec: 'h264', audio: AAC, muxerArgs: ['-movflags', '+faststart'] },
   mov: { muxer: 'mov', defaultCodec: 'h264', audio: AAC, muxerArgs: ['-movflags', '+faststart'] },
   mkv: { muxer: 'matroska', defaultCodec: 'h264', audio: AAC, muxerArgs: [] },
-  webm: { muxer: 'webm', defaultCodec: 'vp9', audio: OPUS, muxerArgs: [] },
+  webm: { muxer: 'webm', defaultCodec: 'av1', audio: OPUS, muxerArgs: [] },
   gif: { muxer: 'gif', defaultCodec: undefined, audio: undefined, muxerArgs: [] },
 };
 

@@ -47,7 +47,7 @@ export const videoParamsSchema = Type.Object(
     codec: Type.Optional(
       Type.Enum(VIDEO_CODECS, {
         description:
-          'Video codec; default h264 (High, yuv420p) in mp4, mov and mkv, vp9 in webm. Pairs: mp4 h264/h265/av1, ' +
+          'Video codec; default h264 (High, yuv420p) in mp4, mov and mkv, av1 in webm. Pairs: mp4 h264/h265/av1, ' +
           'mov h264/h265, webm vp9/av1, mkv any; not with gif.',
       }),
     ),

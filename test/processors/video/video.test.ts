@@ -86,13 +86,15 @@ describe('video processor', () => {
     assert.ok(ultra.outputSize < medium.outputSize, `${ultra.outputSize} vs ${medium.outputSize}`);
   });
 
-  it('writes WebM with VP9 and Opus, and MP4 with AV1 or H.265', async () => {
+  it('writes WebM with AV1 (its default) and Opus, and MP4 with AV1 or H.265', async () => {
     // One second: these encoders are the slow ones.
     const second = makeClip(join(scratch(), 'second.mp4'), { seconds: 1 });
     const webm = await runProcessor(processor, second, { format: 'webm', compression: 'ultra' });
     assert.equal(webm.format, 'webm');
-    assert.equal(videoStream(probe(webm.path))?.codec_name, 'vp9');
+    assert.equal(videoStream(probe(webm.path))?.codec_name, 'av1');
     assert.equal(audioStream(probe(webm.path))?.codec_name, 'opus');
+    const vp9 = await runProcessor(processor, second, { format: 'webm', codec: 'vp9', compression: 'ultra' });
+    assert.equal(videoStream(probe(vp9.path))?.codec_name, 'vp9');
     const av1 = await runProcessor(processor, second, {
       codec: 'av1',
       audio: 'remove',
