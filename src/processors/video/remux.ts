@@ -6,6 +6,7 @@
  * the service lets one through.
  */
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
+import type { MediaProbe } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { ToolLimits, ToolRun } from '../shared/run-tool.ts';
 import { CONTAINERS } from './encoders.ts';
@@ -51,6 +52,23 @@ const LOCATION_TAGS = [
   'com.apple.quicktime.location.accuracy.horizontal',
   'com.apple.quicktime.location.name',
 ];
+
+/**
+ * WebM's muxer takes only these codecs (ffmpeg: "Only VP8 or VP9 or AV1 video and Vorbis or Opus audio");
+ * a copy of anything else is refused before ffmpeg fails on it with a message about its output stream.
+ */
+const WEBM_COPYABLE = new Set(['vp8', 'vp9', 'av1', 'opus', 'vorbis']);
+
+/** Why the copied streams cannot go into `format`, for a 422 on video.format; undefined when they can. */
+export function remuxRefusal(probe: MediaProbe, format: VideoFormat): string | undefined {
+  if (format !== 'webm') return undefined;
+  const copied = probe.streams.filter(
+    (s) => (s.type === 'video' && !s.attachedPicture) || s.type === 'audio',
+  );
+  const refused = [...new Set(copied.map((s) => s.codec).filter((codec) => !WEBM_COPYABLE.has(codec)))];
+  if (refused.length === 0) return undefined;
+  return `a lossless copy keeps the file's ${refused.join(' and ')}, which webm cannot carry (it takes VP8, VP9 or AV1 video and Opus or Vorbis audio): ask for mkv, or a lossy level`;
+}
 
 /** Containers a stream copy can land in by default: the input's own when we write it, else Matroska. */
 export function remuxFormat(inputFormat: string, asked: VideoFormat | undefined): VideoFormat {

@@ -22,7 +22,7 @@ import { planFrames } from './geometry.ts';
 import { changesContent, resolveVideoParams, VIDEO_OUTPUT_FORMATS, videoParamsSchema } from './params.ts';
 import { checkVideoParams } from './params-check.ts';
 import { NoVideoFramesError, searchCrf } from './quality-search.ts';
-import { remuxFormat, remuxVideo } from './remux.ts';
+import { remuxFormat, remuxRefusal, remuxVideo } from './remux.ts';
 
 export const VIDEO_INPUT_FORMATS = [
   'mp4',
@@ -129,6 +129,8 @@ async function processVideo(
   try {
     if (params.compression === 'lossless') {
       const format = remuxFormat(input.format, params.format);
+      const refusal = remuxRefusal(probe, format);
+      if (refusal !== undefined) throw ValidationError.field('video.format', refusal);
       const output = join(request.workDir, `output.${format}`);
       await remuxVideo(input, format, output, run, toolLimits);
       return withMetadata({ path: output, format, transformed: format !== input.format });

@@ -120,6 +120,22 @@ describe('video processor', () => {
     assert.ok((await boxOffset(result.path, 'moov')) < (await boxOffset(result.path, 'mdat')));
   });
 
+  it('lossless into WebM copies VP9 and Opus, and refuses H.264 and AAC on video.format before ffmpeg runs', async () => {
+    const vp9 = join(scratch(), 'vp9.mkv');
+    ffmpeg(['-i', clip, '-t', '1', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-c:a', 'libopus', vp9]);
+    const copied = await runProcessor(processor, vp9, { compression: 'lossless', format: 'webm' });
+    assert.equal(copied.format, 'webm');
+    assert.equal(decodedMd5(copied.path), decodedMd5(vp9));
+    const refused = await runProcessor(processor, clip, { compression: 'lossless', format: 'webm' }).catch(
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof PressoError && refused.statusCode === 422, String(refused));
+    const [problem] =
+      (refused as PressoError & { errors?: { field: string; message: string }[] }).errors ?? [];
+    assert.equal(problem?.field, 'video.format');
+    assert.match(problem?.message ?? '', /h264 and aac, which webm cannot carry/);
+  });
+
   it('lossless keeps the container tags but not where the camera was (GPS), in MP4 and Matroska', async () => {
     const located = join(scratch(), 'located.mp4');
     ffmpeg([
