@@ -161,7 +161,11 @@ describe('scaled-out mode: 2 API and 2 worker processes', () => {
       );
     }
     // Every job's webhook arrived (a job re-run after the kill is still one completion, one record).
-    await until(() => ids.every((id) => receiver.requests.some((r) => r.body.toString().includes(id))));
+    const unreported = () =>
+      ids.filter((id) => !receiver.requests.some((r) => r.body.toString().includes(id)));
+    await until(() => unreported().length === 0, 'every webhook', 5).catch((error: Error) => {
+      throw new Error(`${error.message}; none came for ${unreported().join(', ')}`);
+    });
     workers[0] = await startWorker(0);
   });
 
