@@ -259,7 +259,7 @@ function describe(error: unknown): string {
 }
 
 /** A UUID (version 8, RFC 9562) named by `key`: the same key always gives the same id. */
-export function uuidFromKey(key: string): string {
+function uuidFromKey(key: string): string {
   const bytes = createHash('sha256').update(`presso-webhook:${key}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

@@ -105,30 +105,6 @@ function streamLength(s: Record<string, unknown>): number | undefined {
   return parts ? Number(parts[1]) * 3600 + Number(parts[2]) * 60 + Number(parts[3]) : undefined;
 }
 
-/**
- * Video packets in a file, counted by demuxing (no decoding): 0 for a file the demuxer cannot read, as an
- * FFV1 cut holding no frame is.
- */
-export async function countVideoPackets(path: string, format: string, run: ToolRun): Promise<number> {
-  try {
-    const parsed = await ffprobeJson<{ streams?: Record<string, unknown>[] }>(
-      [
-        ...safeInputArgs(format, path),
-        '-select_streams',
-        'v:0',
-        '-count_packets',
-        '-show_entries',
-        'stream=nb_read_packets',
-      ],
-      run,
-    );
-    return num(parsed.streams?.[0]?.nb_read_packets) ?? 0;
-  } catch (error) {
-    if (error instanceof UnprocessableInputError) return 0;
-    throw error;
-  }
-}
-
 /** Largest ffprobe description read (a file of many streams or long tags runs to tens of KB). */
 const PROBE_OUTPUT_BYTES = 16 * 1024 * 1024;
 let probes = 0;

@@ -9,7 +9,6 @@
 import { readFile } from 'node:fs/promises';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
-import { countVideoPackets } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { ToolRun } from '../shared/run-tool.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
@@ -89,8 +88,11 @@ export async function searchCrf(input: SearchInput, run: ToolRun): Promise<Searc
   for (const [i, segment] of segmentStarts(input.start, input.duration).entries()) {
     const ref = `ref-${i}.mkv`;
     const seek = seekArgs(input.format, segment.at);
-    await runFfmpeg(
+    const progress = await runFfmpeg(
       [
+        // The cut's own progress report counts the frames it wrote (a global option: before the input).
+        '-progress',
+        'pipe:1',
         ...seek.before,
         ...safeInputArgs(input.format, input.path),
         ...seek.after,
@@ -110,11 +112,12 @@ export async function searchCrf(input: SearchInput, run: ToolRun): Promise<Searc
         ref,
       ],
       run,
+      { captureStdout: true },
     );
     // A cut can hold no frame: a trim inside the last frame's time, or a track that ended earlier than
     // the probe said. Such a segment has nothing to score; with none left there is nothing to encode.
-    if ((await countVideoPackets(ref, 'mkv', run)) > 0)
-      references.push({ file: ref, middle: segment.length / 2 });
+    const written = [...progress.matchAll(/^frame=(\d+)/gm)].at(-1)?.[1];
+    if (Number(written ?? 0) > 0) references.push({ file: ref, middle: segment.length / 2 });
   }
   if (references.length === 0) throw new NoVideoFramesError();
   const target = SSIM_TARGET_DB[input.level];

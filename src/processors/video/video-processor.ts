@@ -142,15 +142,12 @@ async function processVideo(
     const available = Math.max(0, probe.durationSeconds - start);
     const duration =
       params.trim?.duration === undefined ? available : Math.min(params.trim.duration, available);
-    if (!(duration > 0)) {
-      throw ValidationError.field('video.trim', 'the trim starts after the end of the video');
-    }
     // The audio can outlast the picture: the search scores only the part that has frames.
     const videoEnd = Math.min(probe.durationSeconds, video.endSeconds ?? Number.POSITIVE_INFINITY);
-    if (!(videoEnd > start)) {
+    if (!(duration > 0 && videoEnd > start)) {
       throw ValidationError.field(
         'video.trim',
-        `the trim starts after the video track ends (at ${videoEnd.toFixed(2)} s)`,
+        `the trim starts after the video ends (at ${videoEnd.toFixed(2)} s)`,
       );
     }
     const frames = planFrames(video, params);

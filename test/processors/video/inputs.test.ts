@@ -79,7 +79,7 @@ describe('video inputs', () => {
       await assert.rejects(
         runProcessor(processor, input, { trim: { start: 2 } }),
         (error: ValidationError) =>
-          /video track ends \(at 1\.0\d s\)/.test(error.errors?.[0]?.message ?? '') &&
+          /video ends \(at 1\.0\d s\)/.test(error.errors?.[0]?.message ?? '') &&
           error.errors?.[0]?.field === 'video.trim',
       );
     }
