@@ -2,12 +2,11 @@
  * The scaled-out queue: BullMQ on Redis, shared by every worker process. BullMQ gives what the embedded
  * queue's table does across machines: a job id is queued once while it waits (its id is the BullMQ job
  * id), a handler that rejects hands the job back for a retry after `retryDelayMs` (the job's own attempt
- * count lives in the job store; the queue retries without limit), and a worker that dies holding a job
- * stops renewing its lock, so BullMQ's stalled-job check gives the job to another worker once the lock
- * expires. A graceful stop gives running handlers `graceMs`, then aborts them and moves their jobs back to
- * waiting at once.
+ * count lives in the job store; the queue retries without limit). Crash recovery and the graceful stop
+ * are `BullMqWorkers`'.
  */
-import { type Job as BullJob, type ConnectionOptions, Queue, WaitingError, Worker } from 'bullmq';
+import { type ConnectionOptions, Queue } from 'bullmq';
+import { BullMqWorkers } from './bullmq-workers.ts';
 import type { EnqueueOptions, JobHandler, JobLane, JobQueue, LaneStats } from './job-queue.ts';
 
 export interface BullMqJobQueueOptions {
@@ -26,20 +25,12 @@ export interface BullMqJobQueueOptions {
 }
 
 const FOREVER = Number.MAX_SAFE_INTEGER;
-/** How long aborted handlers get to settle before a stop stops waiting for them. */
-const ABORT_WAIT_MS = 2000;
 
 export class BullMqJobQueue implements JobQueue {
   readonly capabilities = { distributed: true };
   readonly #options: BullMqJobQueueOptions;
   readonly #queues: Record<JobLane, Queue>;
-  #workers: Worker[] = [];
-  /**
-   * Running handlers, one entry per run (a job whose lock was lost can run twice here): aborted, and their
-   * jobs moved back, when a stop's grace runs out.
-   */
-  readonly #running = new Set<{ controller: AbortController; done: Promise<unknown> }>();
-  #stopping = false;
+  readonly #workers = new BullMqWorkers();
 
   constructor(options: BullMqJobQueueOptions) {
     this.#options = options;
@@ -70,92 +61,26 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   start(handler: JobHandler, concurrency: number, mediaConcurrency = 1): void {
-    if (this.#workers.length > 0) return;
-    this.#stopping = false;
+    if (this.#workers.started) return;
     const lanes: [JobLane, number][] = [
       ['standard', concurrency],
       ['media', mediaConcurrency],
     ];
     // A lane without workers is left to other processes.
-    this.#workers = lanes
-      .filter(([, size]) => size > 0)
-      .map(([lane, size]) => this.#worker(lane, handler, size));
-  }
-
-  #worker(lane: JobLane, handler: JobHandler, concurrency: number): Worker {
-    const lockMs = this.#options.lockMs ?? 30_000;
-    const worker = new Worker(
-      queueName(this.#options.name, lane),
-      async (job: BullJob, token?: string) => {
-        // A paused worker may still take the one job its blocking fetch was waiting for: give it back.
-        if (this.#stopping && token !== undefined) {
-          await job.moveToWait(token);
-          throw new WaitingError();
-        }
-        const controller = new AbortController();
-        const run = { controller, done: handler(job.id ?? '', controller.signal) };
-        this.#running.add(run);
-        try {
-          await run.done;
-        } catch (error) {
-          // Aborted by a stop: back to waiting at once, without the retry delay of a failed run (BullMQ
-          // takes a WaitingError as "the processor moved the job itself").
-          if (this.#stopping && controller.signal.aborted && token !== undefined) {
-            await job.moveToWait(token);
-            throw new WaitingError();
-          }
-          throw error;
-        } finally {
-          this.#running.delete(run);
-        }
-      },
-      {
+    for (const [lane, size] of lanes) {
+      if (size <= 0) continue;
+      this.#workers.run(queueName(this.#options.name, lane), (job, signal) => handler(job.id ?? '', signal), {
         connection: this.#options.connection,
         prefix: this.#options.prefix,
-        concurrency,
-        lockDuration: lockMs,
-        stalledInterval: Math.max(1000, Math.floor(lockMs / 2)),
-        // A job that stalls (its worker died) is retried however often that happens: attempts are the job store's.
-        maxStalledCount: FOREVER,
-        autorun: true,
-      },
-    );
-    // Connection trouble is retried by ioredis; an error event without a listener would end the process.
-    worker.on('error', (error) => this.#options.onError?.(error));
-    return worker;
+        concurrency: size,
+        lockMs: this.#options.lockMs ?? 30_000,
+        onError: this.#options.onError,
+      });
+    }
   }
 
   async stop(graceMs: number): Promise<void> {
-    const workers = this.#workers;
-    if (workers.length === 0) return;
-    this.#workers = [];
-    this.#stopping = true;
-    // Take no new work (running handlers carry on, their locks still renewed), let them finish within the
-    // grace, then abort the rest. A worker is closed once only: BullMQ's close() returns the close already
-    // under way, so a forced close after a plain one would still wait for every running handler.
-    await Promise.all(workers.map((worker) => worker.pause(true)));
-    const running = [...this.#running];
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(running.map((r) => r.done)),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    const left = [...this.#running];
-    for (const { controller } of left) controller.abort(new Error('the queue is stopping'));
-    // An aborted handler rejects and its job goes back to waiting. One that ignores the abort must not hold
-    // the process: after a last short wait the workers close without waiting, and such a job's lock
-    // expires, so another worker takes it (as after a crash).
-    const settled = await Promise.race([
-      Promise.allSettled(left.map((r) => r.done)).then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), ABORT_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    await Promise.all(workers.map((worker) => worker.close(!settled)));
+    await this.#workers.stop(graceMs);
   }
 
   async size(): Promise<number> {
@@ -192,10 +117,7 @@ export class BullMqJobQueue implements JobQueue {
    * that must exit at once, and for the tests that play a crash.
    */
   async abandon(): Promise<void> {
-    const workers = this.#workers;
-    this.#workers = [];
-    this.#running.clear();
-    await Promise.all(workers.map((worker) => worker.close(true)));
+    await this.#workers.abandon();
     await this.close();
   }
 

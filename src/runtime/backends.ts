@@ -10,6 +10,7 @@ import type { JobEvents } from '../jobs/job-events.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { DeliverySchedule } from '../webhooks/delivery-schedule.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 
 export interface Backends {
@@ -19,6 +20,8 @@ export interface Backends {
   files: FileStore;
   limiter: RateLimiter;
   webhookStore: WebhookStore;
+  /** Who attempts which webhook delivery when: the store polled (embedded) or BullMQ (scaled). */
+  webhookSchedule: DeliverySchedule;
   accountStore: AccountStore;
   connectorStore: ConnectorStore;
   /** The AES-256 key of connector credentials (the operator's, or the one kept in the embedded data directory). */

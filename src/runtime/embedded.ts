@@ -14,6 +14,7 @@ import { SqliteJobQueue } from '../persistence/sqlite/sqlite-job-queue.ts';
 import { SqliteJobStore } from '../persistence/sqlite/sqlite-job-store.ts';
 import { SqliteWebhookStore } from '../persistence/sqlite/sqlite-webhook-store.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter.ts';
+import { PollingDeliverySchedule } from '../webhooks/polling-delivery-schedule.ts';
 import type { Backends } from './backends.ts';
 import { dataPaths, ensureEncryptionKey } from './data-dir.ts';
 
@@ -24,6 +25,7 @@ export async function openEmbeddedBackends(config: Config, logger: Logger): Prom
   const db = openDatabase(paths.database);
   const limiter = new MemoryRateLimiter({ windowMs: config.rateLimit.windowMs });
   const events = new LocalJobEvents();
+  const webhookStore = new SqliteWebhookStore(db);
   return {
     jobStore: new SqliteJobStore(db),
     queue: new SqliteJobQueue(db, {
@@ -33,7 +35,10 @@ export async function openEmbeddedBackends(config: Config, logger: Logger): Prom
     events,
     files: new LocalFileStore(paths.files),
     limiter,
-    webhookStore: new SqliteWebhookStore(db),
+    webhookStore,
+    webhookSchedule: new PollingDeliverySchedule(webhookStore, {
+      logger: logger.child({ component: 'webhooks' }),
+    }),
     accountStore: new SqliteAccountStore(db),
     connectorStore: new SqliteConnectorStore(db),
     connectorKey,

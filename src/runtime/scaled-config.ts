@@ -39,7 +39,7 @@ export const scaledConfig = section(
     }),
     queueLockMs: duration('PRESSO_QUEUE_LOCK', {
       default: 30_000,
-      doc: 'Scaled mode: how long a worker’s claim on a job lasts without renewal; a killed worker’s jobs run elsewhere after this',
+      doc: 'Scaled mode: how long a worker’s claim on a job or webhook attempt lasts without renewal; a killed worker’s work runs elsewhere after this',
     }),
     s3Bucket: optionalStr('PRESSO_S3_BUCKET', {
       doc: 'Scaled mode: bucket for job inputs and temporary outputs',

@@ -18,6 +18,7 @@ import { PgConnectorStore } from '../persistence/postgres/pg-connector-store.ts'
 import { PgJobStore } from '../persistence/postgres/pg-job-store.ts';
 import { PgWebhookStore } from '../persistence/postgres/pg-webhook-store.ts';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter.ts';
+import { BullMqDeliverySchedule } from '../webhooks/bullmq-delivery-schedule.ts';
 import type { Backends } from './backends.ts';
 
 export async function openScaledBackends(config: Config, logger: Logger): Promise<Backends> {
@@ -48,16 +49,17 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     );
   }
   const url = new URL(scaled.redisUrl);
+  const connection = {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    db: Number(url.pathname.slice(1) || 0),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+  };
   const queue = new BullMqJobQueue({
-    connection: {
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      db: Number(url.pathname.slice(1) || 0),
-      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
-      maxRetriesPerRequest: null,
-    },
+    connection,
     prefix: runtime.redisPrefix,
     name: 'jobs',
     retryDelayMs: config.storage.retryMs,
@@ -80,13 +82,25 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
   });
   const events = new RedisJobEvents(redis, subscriber, prefix);
   const limiter = new RedisRateLimiter(redis, { windowMs: config.rateLimit.windowMs, keyPrefix: prefix });
+  const webhookStore = new PgWebhookStore(pool, { staleSendingMs: config.webhooks.claimTimeoutMs });
+  // Every due attempt is a BullMQ job; the table stays the record the API lists and replays.
+  const webhookSchedule = new BullMqDeliverySchedule(webhookStore, {
+    connection,
+    prefix: runtime.redisPrefix,
+    lockMs: runtime.queueLockMs,
+    retryDelayMs: config.storage.retryMs,
+    // Queues again what a process dying between the table and the queue left without a job.
+    reconcileMs: Math.max(1000, Math.min(60_000, config.webhooks.claimTimeoutMs / 2)),
+    logger: logger.child({ component: 'webhooks' }),
+  });
   return {
     jobStore: new PgJobStore(pool),
     queue,
     events,
     files,
     limiter,
-    webhookStore: new PgWebhookStore(pool, { staleSendingMs: config.webhooks.claimTimeoutMs }),
+    webhookStore,
+    webhookSchedule,
     accountStore: new PgAccountStore(pool),
     connectorStore: new PgConnectorStore(pool),
     connectorKey,
@@ -95,6 +109,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
       await limiter.close();
       await events.close();
       await queue.close();
+      await webhookSchedule.close();
       files.close();
       redis.disconnect();
       await pool.end();

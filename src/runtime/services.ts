@@ -112,10 +112,7 @@ export function buildServices(
     retrySchedule: config.webhooks.retrySchedule,
     logger: logger.child({ component: 'webhooks' }),
     onOutcome: (outcome) => metrics.webhookOutcome(outcome),
-    // Other processes share the deliveries in scaled mode: one that died is noticed while this one runs.
-    ...(config.runtime.mode === 'scaled'
-      ? { reclaimIntervalMs: Math.max(1000, config.webhooks.claimTimeoutMs / 2) }
-      : {}),
+    schedule: backends.webhookSchedule,
   });
   const runner = new JobRunner(
     {

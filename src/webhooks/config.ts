@@ -12,7 +12,7 @@ export const webhooksConfig = section({
   }),
   claimTimeoutMs: duration('PRESSO_WEBHOOK_CLAIM_TIMEOUT', {
     default: 600_000,
-    doc: 'Scaled mode: a delivery being sent for longer than this lost its process (one attempt takes seconds); another process sends it again',
+    doc: 'Scaled mode: a delivery left sending for longer than this lost its process and its queued attempt (one attempt takes seconds); the next reconciliation queues it again',
   }),
 });
 

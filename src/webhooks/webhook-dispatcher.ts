@@ -2,14 +2,15 @@
  * Sends webhook deliveries: signed POSTs through the outbound client (so the address guard applies),
  * retried on transient failures along `retrySchedule`. The store is the source of truth: a delivery
  * is stored before its first attempt and rescheduled there between attempts, so a restart loses
- * nothing. Deliveries are picked up when enqueued, when a retry falls due and by a slow poll; the
- * claim-and-send machinery (concurrency, kick, poll, graceful stop) is `WorkPool`'s.
+ * nothing. Which worker attempts a delivery when is the `DeliverySchedule`'s: polling the store
+ * (embedded) or one BullMQ job per due attempt (scaled).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { PressoError } from '../errors/catalog.ts';
-import { WorkPool } from '../jobs/work-pool.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
+import type { DeliverySchedule } from './delivery-schedule.ts';
+import { PollingDeliverySchedule } from './polling-delivery-schedule.ts';
 import { signWebhook } from './signature.ts';
 import type { WebhookDelivery, WebhookStore } from './webhook-store.ts';
 
@@ -23,19 +24,16 @@ export interface WebhookDispatcherOptions {
   timeoutMs: number;
   /** Milliseconds to wait before each retry; after the last one the delivery is given up. */
   retrySchedule: number[];
-  /** Safety-net poll for due deliveries (default 5 s). */
+  /** Who attempts which delivery when; by default the store is polled (`pollIntervalMs`, `concurrency`). */
+  schedule?: DeliverySchedule;
+  /** The default schedule's safety-net poll for due deliveries (default 5 s). */
   pollIntervalMs?: number;
-  /** Attempts in flight at once (default 16). */
+  /** The default schedule's attempts in flight at once (default 16). */
   concurrency?: number;
   /** How long `stop()` waits for attempts in flight before aborting them (default `timeoutMs`). */
   stopGraceMs?: number;
   now?: () => number;
   logger?: Logger;
-  /**
-   * A store shared with other processes' dispatchers (PostgreSQL): look for deliveries a dead process
-   * left 'sending' this often, not only at start (the store decides what is old enough to take back).
-   */
-  reclaimIntervalMs?: number;
   /** Sees the outcome of every attempt (metrics): delivered, will retry, or given up. */
   onOutcome?: (outcome: 'succeeded' | 'retry' | 'failed') => void;
 }
@@ -54,39 +52,22 @@ export interface EnqueueWebhook {
 
 type Outcome = 'succeeded' | 'retry' | 'failed';
 
-const DEFAULT_POLL_MS = 5000;
-
 export class WebhookDispatcher {
   readonly #options: WebhookDispatcherOptions;
   readonly #now: () => number;
-  readonly #pollMs: number;
-  readonly #pool: WorkPool<WebhookDelivery>;
-  #wakeTimer: NodeJS.Timeout | undefined;
-  #resetPending = false;
-  #reclaimTimer: NodeJS.Timeout | undefined;
+  readonly #schedule: DeliverySchedule;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#pollMs = options.pollIntervalMs ?? DEFAULT_POLL_MS;
-    const store = options.store;
-    this.#pool = new WorkPool<WebhookDelivery>(
-      {
-        claim: (limit) => store.claimDue(this.#now(), limit),
-        idOf: (delivery) => delivery.id,
-        process: (delivery, signal) => this.#send(delivery, signal),
-        release: async (deliveries) => {
-          for (const d of deliveries) await store.reschedule(d.id, this.#now(), this.#now());
-        },
-        beforeClaims: () => this.#resetInterrupted(),
-        afterClaims: () => this.#scheduleWake(),
-        onPumpError: (error) =>
-          options.logger?.error({ err: error }, 'webhook dispatcher failed to claim deliveries'),
-        onWorkError: (error, deliveryId) =>
-          options.logger?.error({ err: error, deliveryId }, 'webhook attempt failed unexpectedly'),
-      },
-      { concurrency: options.concurrency ?? 16, pollMs: this.#pollMs },
-    );
+    this.#schedule =
+      options.schedule ??
+      new PollingDeliverySchedule(options.store, {
+        ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+        now: this.#now,
+        logger: options.logger,
+      });
   }
 
   /** Stores a delivery (sent as soon as the dispatcher runs) and returns its id. */
@@ -94,72 +75,36 @@ export class WebhookDispatcher {
     const id = input.key === undefined ? randomUUID() : uuidFromKey(input.key);
     // Serialised once: every attempt sends (and signs) exactly the same bytes.
     const payload = JSON.stringify(input.payload);
-    await this.#options.store.create(
+    const stored = await this.#options.store.create(
       { id, jobId: input.jobId, accountId: input.accountId, url: input.url, payload },
       this.#now(),
     );
-    this.#pool.kick();
+    // A repeated enqueue schedules the stored delivery again: harmless, and it heals a crash in between.
+    if (stored.state === 'pending' && stored.nextAttemptAt !== undefined)
+      await this.#schedule.add(id, stored.nextAttemptAt);
     return id;
   }
 
   /** Sends a finished delivery again. False when it is unknown (for that account) or not finished. */
   async replay(deliveryId: string, accountId?: string): Promise<boolean> {
     const delivery = await this.#options.store.replay(deliveryId, this.#now(), accountId);
-    if (delivery) this.#pool.kick();
+    if (delivery?.nextAttemptAt !== undefined) await this.#schedule.add(delivery.id, delivery.nextAttemptAt);
     return delivery !== undefined;
   }
 
   async start(): Promise<void> {
-    if (this.#pool.running) return;
-    // A full database must not stop the process from starting: the reset is then retried by the pump.
-    this.#resetPending = true;
-    await this.#resetInterrupted().catch((error: unknown) => {
-      this.#options.logger?.error(
-        { err: error },
-        'could not resume interrupted webhook deliveries; retrying',
-      );
-    });
-    this.#pool.start();
-    if (this.#options.reclaimIntervalMs !== undefined) {
-      this.#reclaimTimer = setInterval(() => {
-        this.#resetPending = true;
-        this.#pool.kick();
-      }, this.#options.reclaimIntervalMs);
-      this.#reclaimTimer.unref();
-    }
-  }
-
-  /** Rows left 'sending' by a dead process go back to pending; before any claim of ours, which this would undo. */
-  async #resetInterrupted(): Promise<void> {
-    if (!this.#resetPending) return;
-    const reset = await this.#options.store.resetSending(this.#now());
-    this.#resetPending = false;
-    if (reset > 0)
-      this.#options.logger?.warn({ count: reset }, 'webhook deliveries interrupted by a restart resumed');
+    await this.#schedule.start((delivery, signal) => this.#send(delivery, signal));
   }
 
   /** Stops taking work; attempts in flight get the grace period, then are aborted and rescheduled. */
   async stop(): Promise<void> {
-    clearInterval(this.#reclaimTimer);
-    clearTimeout(this.#wakeTimer);
-    await this.#pool.stop(this.#options.stopGraceMs ?? this.#options.timeoutMs);
-    // A pump that was claiming when stop() came may have armed the wake-up meanwhile.
-    clearTimeout(this.#wakeTimer);
+    await this.#schedule.stop(this.#options.stopGraceMs ?? this.#options.timeoutMs);
   }
 
-  /** Wakes up when the next pending delivery falls due, so retries do not wait for the slow poll. */
-  async #scheduleWake(): Promise<void> {
-    clearTimeout(this.#wakeTimer);
-    this.#wakeTimer = undefined;
-    // At capacity, the next finished attempt kicks the pump anyway.
-    if (!this.#pool.hasRoom) return;
-    const due = await this.#options.store.nextDueAt();
-    if (due === undefined || !this.#pool.running) return;
-    // Far-off retries are left to the poll (setTimeout cannot wait more than ~24 days anyway).
-    const delay = Math.min(Math.max(0, due - this.#now()), this.#pollMs);
-    clearTimeout(this.#wakeTimer);
-    this.#wakeTimer = setTimeout(() => this.#pool.kick(), delay);
-    this.#wakeTimer.unref();
+  /** Back to pending in the store, then on the schedule: a crash in between leaves it to reconciliation. */
+  async #reschedule(id: string, dueAt: number): Promise<void> {
+    await this.#options.store.reschedule(id, dueAt, this.#now());
+    await this.#schedule.add(id, dueAt);
   }
 
   /** One attempt; when its own bookkeeping fails, the delivery is rescheduled rather than left 'sending'. */
@@ -173,7 +118,7 @@ export class WebhookDispatcher {
       );
       // Best effort: do not leave the delivery 'sending' until the next restart.
       const retryAt = this.#now() + (this.#options.retrySchedule[0] ?? 0);
-      await this.#options.store.reschedule(delivery.id, retryAt, this.#now()).catch(() => {});
+      await this.#reschedule(delivery.id, retryAt).catch(() => {});
     }
   }
 
@@ -212,7 +157,7 @@ export class WebhookDispatcher {
     } catch (thrown) {
       if (stopSignal.aborted) {
         // Shutting down is not the receiver's fault: hand the delivery back without counting it.
-        await store.reschedule(delivery.id, this.#now(), this.#now());
+        await this.#reschedule(delivery.id, this.#now());
         return;
       }
       error = describe(thrown);
@@ -230,7 +175,7 @@ export class WebhookDispatcher {
       await store.markSucceeded(delivery.id, this.#now());
       logger?.info(log, 'webhook delivered');
     } else if (outcome === 'retry' && delay !== undefined) {
-      await store.reschedule(delivery.id, this.#now() + delay, this.#now());
+      await this.#reschedule(delivery.id, this.#now() + delay);
       logger?.warn({ ...log, retryInMs: delay }, 'webhook attempt failed; will retry');
     } else {
       await store.markFailed(delivery.id, this.#now());

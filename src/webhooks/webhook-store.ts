@@ -56,6 +56,15 @@ export interface WebhookStore {
    * 'sending', so no two dispatchers send the same delivery at once.
    */
   claimDue(now: number, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Takes one delivery for its attempt due at `dueAt`, for a schedule that hands each due attempt to one
+   * worker at a time (BullMQ): a pending delivery with that due time, or one left 'sending' with it (the
+   * queue gives an attempt to another worker only once the first one's process is gone), becomes 'sending'.
+   * Undefined when it has been finished, rescheduled or replayed since: the schedule's entry is stale.
+   */
+  claim(id: string, dueAt: number, now: number): Promise<WebhookDelivery | undefined>;
+  /** Up to `limit` pending deliveries due at or before `before`, oldest due first, left pending. */
+  listDue(before: number, limit: number): Promise<WebhookDelivery[]>;
   /** When the earliest pending delivery is due; undefined when none is pending. */
   nextDueAt(): Promise<number | undefined>;
   /** Appends an attempt (numbered by the store) and counts it in `attempts`. Returns its number. */

@@ -93,6 +93,50 @@ export function webhookStoreContract(name: string, factory: WebhookStoreFactory)
       assert.equal(new Set(ids).size, 20);
     });
 
+    it('claims one delivery for its due attempt only, and takes back a claim left sending with it', async () => {
+      const store = await open();
+      const input = delivery();
+      await store.create(input, 100);
+      assert.equal(await store.claim(input.id, 99, 150), undefined, 'another due time is a stale entry');
+      assert.equal(await store.claim('missing', 100, 150), undefined);
+      const claimed = await store.claim(input.id, 100, 150);
+      assert.equal(claimed?.state, 'sending');
+      assert.equal(claimed?.updatedAt, 150);
+      // The queue hands the attempt to another worker only when the first one's process is gone.
+      assert.equal((await store.claim(input.id, 100, 160))?.state, 'sending');
+      await store.recordAttempt(input.id, { at: 160, statusCode: 500, error: undefined, durationMs: 1 });
+      await store.reschedule(input.id, 900, 170);
+      assert.equal(await store.claim(input.id, 100, 180), undefined, 'the old due time is gone');
+      assert.equal((await store.claim(input.id, 900, 900))?.attempts, 1);
+      await store.markSucceeded(input.id, 950);
+      assert.equal(await store.claim(input.id, 900, 960), undefined, 'a finished delivery is not claimed');
+      const replayed = await store.replay(input.id, 1000);
+      assert.equal((await store.claim(input.id, replayed!.nextAttemptAt!, 1001))?.state, 'sending');
+    });
+
+    it('lists pending deliveries due by a time, oldest due first, without claiming them', async () => {
+      const store = await open();
+      const late = delivery();
+      const early = delivery();
+      const future = delivery();
+      const sending = delivery();
+      await store.create(late, 200);
+      await store.create(early, 100);
+      await store.create(future, 5000);
+      await store.create(sending, 50);
+      await store.claim(sending.id, 50, 60);
+      assert.deepEqual(
+        (await store.listDue(1000, 10)).map((d) => d.id),
+        [early.id, late.id],
+      );
+      assert.deepEqual(
+        (await store.listDue(1000, 1)).map((d) => d.id),
+        [early.id],
+      );
+      assert.deepEqual(await store.listDue(99, 10), []);
+      assert.equal((await store.get(early.id))?.state, 'pending');
+    });
+
     it('records numbered attempts, reschedules and finishes', async () => {
       const store = await open();
       const input = delivery();

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { BullMqJobQueue } from '../../src/jobs/bullmq-job-queue.ts';
 import type { JobQueue } from '../../src/jobs/job-queue.ts';
 import { jobQueueContract } from '../contracts/job-queue.contract.ts';
-import { ensureRedis, REDIS_URL, testRedis } from '../support/services.ts';
+import { deleteKeysUnder, ensureRedis, REDIS_URL, testRedis } from '../support/services.ts';
 
 jobQueueContract('BullMQ', async () => {
   await ensureRedis();
@@ -29,12 +29,7 @@ jobQueueContract('BullMQ', async () => {
     async close() {
       for (const queue of queues) await queue.close().catch(() => {});
       const redis = await testRedis();
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        if (keys.length > 0) await redis.redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deleteKeysUnder(redis.redis, `${prefix}:`);
       await redis.close();
     },
   };

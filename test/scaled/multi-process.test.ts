@@ -23,7 +23,7 @@ import {
   testClient,
 } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
-import { ensureRedis, REDIS_URL, testPostgres } from '../support/services.ts';
+import { ensureRedis, REDIS_URL, testPostgres, testRedis } from '../support/services.ts';
 import { type S3Server, startS3rver } from '../support/store-servers.ts';
 import { until } from '../support/until.ts';
 
@@ -166,6 +166,12 @@ describe('scaled-out mode: 2 API and 2 worker processes', () => {
     await until(() => unreported().length === 0, 'every webhook', 5).catch((error: Error) => {
       throw new Error(`${error.message}; none came for ${unreported().join(', ')}`);
     });
+    // They went through the queue: BullMQ's event stream of the webhooks queue saw an attempt complete per job.
+    const redis = await testRedis();
+    const events = await redis.redis.xrange(`${env.PRESSO_REDIS_PREFIX}:webhooks:events`, '-', '+');
+    await redis.close();
+    const completed = events.filter(([, fields]) => fields[0] === 'event' && fields[1] === 'completed');
+    assert.ok(completed.length >= ids.length, `${completed.length} webhook attempts completed in BullMQ`);
     workers[0] = await startWorker(0);
   });
 

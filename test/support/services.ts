@@ -59,15 +59,20 @@ export async function testRedis(): Promise<{ redis: Redis; prefix: string; close
     redis,
     prefix,
     async close() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deleteKeysUnder(redis, prefix);
       redis.disconnect();
     },
   };
+}
+
+/** Deletes every key that starts with `prefix` (a test's own keys, BullMQ's included). */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 export const POSTGRES_ADMIN_URL =

@@ -1,7 +1,8 @@
 /**
  * Webhook deliveries in PostgreSQL: the twin of sqlite-webhook-store.ts. Several worker processes deliver
- * at once here, so a claim takes due rows with `FOR UPDATE SKIP LOCKED`: each row goes to exactly one
- * process, and none waits for another's claim.
+ * at once here. In service the BullMQ schedule hands each due attempt to one worker, which takes its row
+ * with `claim`; `claimDue` (a table-polling schedule) takes due rows with `FOR UPDATE SKIP LOCKED`, so each
+ * row goes to exactly one process and none waits for another's claim.
  */
 import type pg from 'pg';
 import type {
@@ -65,6 +66,26 @@ export class PgWebhookStore implements WebhookStore {
     );
     // RETURNING does not promise an order.
     return rows.map(toDelivery).sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0));
+  }
+
+  async claim(id: string, dueAt: number, now: number): Promise<WebhookDelivery | undefined> {
+    const [row] = await query<DeliveryRow>(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'sending', updated_at = $1
+       WHERE id = $2 AND next_attempt_at = $3 AND state IN ('pending', 'sending') RETURNING *`,
+      [now, id, dueAt],
+    );
+    return row ? toDelivery(row) : undefined;
+  }
+
+  async listDue(before: number, limit: number): Promise<WebhookDelivery[]> {
+    const rows = await query<DeliveryRow>(
+      this.#db,
+      `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= $1
+       ORDER BY next_attempt_at, created_at LIMIT $2`,
+      [before, Math.max(0, limit)],
+    );
+    return rows.map(toDelivery);
   }
 
   async nextDueAt(): Promise<number | undefined> {

@@ -69,6 +69,29 @@ export class SqliteWebhookStore implements WebhookStore {
     return rows.map(toDelivery).sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0));
   }
 
+  async claim(id: string, dueAt: number, now: number): Promise<WebhookDelivery | undefined> {
+    const [row] = all<DeliveryRow>(
+      this.#db,
+      `UPDATE webhook_deliveries SET state = 'sending', updated_at = ?
+       WHERE id = ? AND next_attempt_at = ? AND state IN ('pending', 'sending') RETURNING *`,
+      now,
+      id,
+      dueAt,
+    );
+    return row ? toDelivery(row) : undefined;
+  }
+
+  async listDue(before: number, limit: number): Promise<WebhookDelivery[]> {
+    const rows = all<DeliveryRow>(
+      this.#db,
+      `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?
+       ORDER BY next_attempt_at, created_at LIMIT ?`,
+      before,
+      Math.max(0, limit),
+    );
+    return rows.map(toDelivery);
+  }
+
   async nextDueAt(): Promise<number | undefined> {
     const row = get<{ due: number | null }>(
       this.#db,
