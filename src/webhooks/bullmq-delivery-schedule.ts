@@ -52,6 +52,7 @@ export class BullMqDeliverySchedule implements DeliverySchedule {
   readonly #queue: Queue<AttemptData>;
   readonly #workers = new BullMqWorkers();
   #reconcileTimer: NodeJS.Timeout | undefined;
+  #reconciling = false;
 
   constructor(store: WebhookStore, options: BullMqDeliveryScheduleOptions) {
     this.#store = store;
@@ -111,6 +112,9 @@ export class BullMqDeliverySchedule implements DeliverySchedule {
 
   /** Queues overdue deliveries that have no job (a process died between the store and the queue). */
   async #reconcile(overdueMs: number): Promise<void> {
+    // A slow round (a large backlog, a slow database) is not overlapped by the next tick.
+    if (this.#reconciling) return;
+    this.#reconciling = true;
     try {
       const now = this.#now();
       const reset = await this.#store.resetSending(now);
@@ -121,6 +125,8 @@ export class BullMqDeliverySchedule implements DeliverySchedule {
     } catch (error) {
       // Redis or the database away: the next round tries again.
       this.#options.logger?.error({ err: error }, 'could not reconcile webhook deliveries with the queue');
+    } finally {
+      this.#reconciling = false;
     }
   }
 
