@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import sharp from 'sharp';
 import { createAccountCli, type SpawnedPresso, spawnPresso, testClient } from '../../test/support/presso.ts';
+import { type Receiver, startReceiver } from '../../test/support/receiver.ts';
 import { ensureRedis, REDIS_URL, testPostgres } from '../../test/support/services.ts';
 import { startS3rver } from '../../test/support/store-servers.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
@@ -64,6 +65,31 @@ async function images(): Promise<Buffer[]> {
   );
 }
 
+/**
+ * Jobs reported by webhook: `arrival(id)` resolves when the job's webhook has come (before or after it is
+ * asked for), so a run with webhooks measures from the upload to the webhook's arrival.
+ */
+interface WebhookSink {
+  receiver: Receiver;
+  arrival(jobId: string): Promise<void>;
+}
+
+async function webhookSink(): Promise<WebhookSink> {
+  const arrived = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  const receiver = await startReceiver((request, response) => {
+    const { id } = JSON.parse(request.body.toString('utf8')) as { id: string };
+    arrived.add(id);
+    waiting.get(id)?.();
+    response.end('ok');
+  });
+  return {
+    receiver,
+    arrival: (jobId) =>
+      arrived.has(jobId) ? Promise.resolve() : new Promise((resolve) => waiting.set(jobId, resolve)),
+  };
+}
+
 async function load(
   url: string,
   key: string,
@@ -71,6 +97,7 @@ async function load(
   inputs: Buffer[],
   processes: SpawnedPresso[],
   setup: string,
+  webhooks?: WebhookSink,
 ): Promise<Run> {
   const client = testClient(url, key, cert);
   const cpu0 = processes.map((p) => cpuOf(p.child.pid ?? 0));
@@ -84,12 +111,21 @@ async function load(
         const started = performance.now();
         const response = await client.upload(
           inputs[i] as Buffer,
-          { image: { compression: 'high' } },
+          {
+            image: { compression: 'high' },
+            ...(webhooks ? { webhook: { url: `${webhooks.receiver.origin}/hook` } } : {}),
+          },
           undefined,
           `b${i}.png`,
         );
-        const body = (await response.json()) as { url?: string };
-        if (response.status !== 200 || body.url === undefined) throw new Error(`upload ${response.status}`);
+        const body = (await response.json()) as { url?: string; id?: string };
+        if (webhooks) {
+          // With a webhook the job runs in the background: done when its webhook arrives.
+          if (response.status !== 202 || body.id === undefined) throw new Error(`upload ${response.status}`);
+          await webhooks.arrival(body.id);
+        } else if (response.status !== 200 || body.url === undefined) {
+          throw new Error(`upload ${response.status}`);
+        }
         latencies.push(performance.now() - started);
       }
     }),
@@ -139,6 +175,7 @@ async function main(): Promise<void> {
   const s3 = await startS3rver(['presso-bench']);
   const spawned: SpawnedPresso[] = [];
   const runs: Run[] = [];
+  const receivers: Receiver[] = [];
   try {
     // The embedded default for reference: one process, its job workers on both cores.
     const embeddedDir = join(root, 'embedded');
@@ -169,6 +206,8 @@ async function main(): Promise<void> {
       PRESSO_S3_ACCESS_KEY_ID: 'S3RVER',
       PRESSO_S3_SECRET_ACCESS_KEY: 'S3RVER',
       PRESSO_CONNECTOR_KEY: Buffer.alloc(32, 7).toString('base64'),
+      // The webhook run's receiver listens on this machine.
+      PRESSO_OUTBOUND_ALLOW: '127.0.0.1/32',
     };
     const key = (await createAccountCli(join(root, 'cli'), 'bench', env)).key;
     const api = await spawnPresso(join(root, 'api'), { ...env, PRESSO_ROLE: 'api' });
@@ -196,13 +235,34 @@ async function main(): Promise<void> {
       run.postgresTransactionsPerImage = ((await postgresTransactions(database.url)) - pg0) / inputs.length;
       runs.push(run);
     }
+    // The same load with a webhook per job: each job reported through the webhooks queue (BullMQ).
+    const sink = await webhookSink();
+    receivers.push(sink.receiver);
+    const hooked = [api, ...workers];
+    await load(api.url, key, api.cert, inputs.slice(0, 8), hooked, 'warm-up', sink);
+    const redis0 = await redisCommands();
+    const pg0 = await postgresTransactions(database.url);
+    const run = await load(
+      api.url,
+      key,
+      api.cert,
+      inputs,
+      hooked,
+      'scaled, 1 API + 2 workers, a webhook per job',
+      sink,
+    );
+    run.redisCommandsPerImage = ((await redisCommands()) - redis0) / inputs.length;
+    await new Promise((r) => setTimeout(r, 1000));
+    run.postgresTransactionsPerImage = ((await postgresTransactions(database.url)) - pg0) / inputs.length;
+    runs.push(run);
   } finally {
+    for (const receiver of receivers) await receiver.close();
     for (const p of spawned) await p.kill('SIGTERM').catch(() => {});
     await s3.close();
     await database.close();
     await rm(root, { recursive: true, force: true });
   }
-  const [embedded, one, two] = runs;
+  const [embedded, one, two, hooked] = runs;
   const table = [
     `Run: \`npm run bench:scale\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, ${IMAGES} PNG photos of 256×192, \`high\`, ${CONCURRENCY} synchronous uploads at a time. CPU: every process with its children (tools), from /proc.`,
     '',
@@ -215,7 +275,10 @@ async function main(): Promise<void> {
     '',
     `2 workers ÷ 1 worker: ${((two?.imagesPerSecond ?? 0) / (one?.imagesPerSecond ?? 1)).toFixed(2)}× the throughput; ` +
       `scaled (2 workers) ÷ embedded: ${((two?.imagesPerSecond ?? 0) / (embedded?.imagesPerSecond ?? 1)).toFixed(2)}×; ` +
-      `CPU per image scaled ÷ embedded: ${((two?.cpuPerImageMs ?? 0) / (embedded?.cpuPerImageMs ?? 1)).toFixed(2)}.`,
+      `CPU per image scaled ÷ embedded: ${((two?.cpuPerImageMs ?? 0) / (embedded?.cpuPerImageMs ?? 1)).toFixed(2)}; ` +
+      `a webhook per job (asynchronous jobs, reported through the webhooks queue) ÷ synchronous: ${((hooked?.imagesPerSecond ?? 0) / (two?.imagesPerSecond ?? 1)).toFixed(2)}× the throughput, ` +
+      `${((hooked?.redisCommandsPerImage ?? 0) - (two?.redisCommandsPerImage ?? 0)).toFixed(0)} Redis commands and ` +
+      `${((hooked?.postgresTransactionsPerImage ?? 0) - (two?.postgresTransactionsPerImage ?? 0)).toFixed(0)} PostgreSQL transactions more per image.`,
   ].join('\n');
   console.log(table);
   if (writeReadmeSection(resolve('README.md'), 'scale', table)) console.log('README table written');
