@@ -52,14 +52,14 @@ export function deliveryScheduleContract(
     });
 
     /** A stored pending delivery due at `dueAt`. */
-    const pending = async (dueAt = Date.now()) => {
+    async function pending(dueAt: number = Date.now()): Promise<string> {
       const id = randomUUID();
       await subject.store.create(
         { id, jobId: 'job-1', accountId: 'acct-1', url: 'https://x.test/', payload: '{}' },
         dueAt,
       );
       return id;
-    };
+    }
 
     /** An attempt that records what it saw and delivers (as the dispatcher does on a 2xx). */
     const delivering =
