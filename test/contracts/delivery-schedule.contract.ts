@@ -51,12 +51,12 @@ export function deliveryScheduleContract(
       await subject.close();
     });
 
-    /** A stored pending delivery due at `dueAt`. */
-    async function pending(dueAt: number = Date.now()): Promise<string> {
+    /** A stored pending delivery due at `dueAt` (now by default). */
+    async function pending(dueAt?: number): Promise<string> {
       const id = randomUUID();
       await subject.store.create(
         { id, jobId: 'job-1', accountId: 'acct-1', url: 'https://x.test/', payload: '{}' },
-        dueAt,
+        dueAt ?? Date.now(),
       );
       return id;
     }
