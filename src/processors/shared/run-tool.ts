@@ -43,6 +43,11 @@ export interface ToolOptions {
    * `STREAM_CAP`); the tool writes it itself, so `limits.fileBytes` caps it.
    */
   stdoutFile?: string;
+  /**
+   * Written to the tool's stdin, then closed: secrets (archive passwords) go here rather than on the command
+   * line, where any process on the host can read them in `/proc/<pid>/cmdline`. Without it stdin is empty.
+   */
+  stdin?: string | Buffer;
 }
 
 export interface ToolResult {
@@ -100,10 +105,19 @@ export function runTool(
     const child = spawn(file, argv, {
       cwd: run.workDir,
       detached: true, // its own process group, so one kill reaches everything it forks
-      stdio: ['ignore', stdoutFd ?? (options.captureStdout || options.onStdout ? 'pipe' : 'ignore'), 'pipe'],
+      stdio: [
+        options.stdin === undefined ? 'ignore' : 'pipe',
+        stdoutFd ?? (options.captureStdout || options.onStdout ? 'pipe' : 'ignore'),
+        'pipe',
+      ],
     });
     // The child holds its own copy of the descriptor.
     if (stdoutFd !== undefined) closeSync(stdoutFd);
+    if (options.stdin !== undefined && child.stdin) {
+      // A tool that exits without reading its stdin closes the pipe: EPIPE is its business, not a crash.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin);
+    }
     const stderr = new TailBuffer(STREAM_CAP);
     const stdout = new TailBuffer(STREAM_CAP);
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));

@@ -111,6 +111,22 @@ describe('runTool', () => {
     await assert.rejects(runTool('true', [], runIn({ signal: controller.signal })), /already cancelled/);
   });
 
+  it('hands a secret to the tool on stdin, never on its command line', async () => {
+    const { stdout } = await runTool(
+      'sh',
+      ['-c', 'read -r line; echo "got $line"; cat /proc/$$/cmdline'],
+      runIn(),
+      {
+        captureStdout: true,
+        stdin: 'the-password\n',
+      },
+    );
+    assert.match(stdout, /^got the-password\n/);
+    assert.ok(!stdout.slice(stdout.indexOf('\n')).includes('the-password'), 'not in the command line');
+    // A tool that never reads its stdin is not an error.
+    await runTool('true', [], runIn(), { stdin: 'x'.repeat(1024 * 1024) });
+  });
+
   it('answers a failure with a 422 naming the tool and no path; the stderr tail goes to the cause', async () => {
     const script = `echo "noise" >&2; echo "cannot open ${workDir}/input.heic or /etc/secret/x: bad header" >&2; exit 3`;
     await assert.rejects(
