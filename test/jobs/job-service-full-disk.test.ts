@@ -60,7 +60,7 @@ describe('JobService with a full queue database', () => {
         },
         logger: createLogger('silent'),
       },
-      { workRoot: join(dir, 'work'), asyncThresholdBytes: 1024, syncTimeoutMs: 1000 },
+      { asyncThresholdBytes: 1024, syncTimeoutMs: 1000 },
     );
     const request = {
       url: 'https://example.test/a.png',
