@@ -64,6 +64,7 @@ export class JobService {
         accountId: args.accountId,
         source: { type: 'upload' },
         params: request.params,
+        secrets: request.secrets,
         webhookUrl: request.webhookUrl,
         input: received,
       })
@@ -87,8 +88,9 @@ export class JobService {
     const job = await this.#deps.store.create({
       id: args.jobId,
       accountId: args.accountId,
-      source: { type: 'fetch', url: request.url, headers: request.headers },
+      source: { type: 'fetch', url: request.url },
       params: request.params,
+      secrets: request.secrets,
       webhookUrl: request.webhookUrl,
       input: undefined,
     });

@@ -123,6 +123,7 @@ export function buildServices(
       usage: accounts,
       webhooks: dispatcher,
       destinations: connectors,
+      secrets: backends.jobSecrets,
       logger: logger.child({ component: 'worker' }),
       observer: metrics,
     },
