@@ -73,11 +73,6 @@ export class UploadFolders {
     return folder;
   }
 
-  /** Uploads in progress. */
-  get size(): number {
-    return this.#open.size;
-  }
-
   /** Removes every folder still open (their requests were cut by a shutdown) and waits until they are gone. */
   async closeAll(): Promise<void> {
     await Promise.all([...this.#open].map((folder) => folder.remove()));

@@ -138,11 +138,6 @@ export class RequestParser {
     this.#secretPaths = secretPaths(this.fetchBodySchema);
   }
 
-  /** Paths of the secret fields in a request body (`['headers']`, `['archive', 'password']`, ...). */
-  get secretPaths(): readonly (readonly string[])[] {
-    return this.#secretPaths;
-  }
-
   /** The `data` part of an upload (already JSON-parsed); `root` names it in error fields. */
   parseUploadData(value: unknown, root = 'data'): ParsedRequest {
     const errors = this.#validateData(value) ? [] : toFieldErrors(this.#validateData.errors, root);
