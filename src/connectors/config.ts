@@ -6,8 +6,9 @@ export const connectorsConfig = section(
   {
     key: optionalStr('PRESSO_CONNECTOR_KEY', {
       doc:
-        'Base64 of the 32-byte key that encrypts connector credentials (unset: generated once in the data ' +
-        'directory, keys/encryption.key, mode 0600; losing it makes stored connectors unreadable)',
+        'Base64 of the 32-byte key that encrypts connector credentials and the secrets of unfinished jobs ' +
+        '(unset: generated once in the data directory, keys/encryption.key, mode 0600; losing it makes stored ' +
+        'connectors unreadable and fails the queued jobs that carry secrets)',
     }),
   },
   ({ key }) => {

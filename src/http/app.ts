@@ -20,6 +20,7 @@ import { ajv } from '../validation/schema-validator.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
 import { errorBody, JSON_BODY_LIMIT, makeErrorHandler } from './error-handler.ts';
+import { registerAbandonedBodies } from './plugins/abandoned-bodies.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
 import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
 import './request-context.ts';
@@ -32,6 +33,7 @@ import { jobsRoute } from './routes/jobs.ts';
 import { openapiRoute } from './routes/openapi.ts';
 import { uploadRoute } from './routes/upload.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
+import { UploadFolders } from './upload-folders.ts';
 import { UploadSlots } from './upload-slots.ts';
 
 /**
@@ -73,6 +75,8 @@ export interface AppOptions {
   headersTimeoutMs: number;
   bodyTimeouts: BodyTimeouts;
   maxUploadsPerKey: number;
+  /** Where uploads are written while their request is read (upload-folders.ts); emptied at start. */
+  uploadsDir: string;
   serverFactory?: FastifyServerFactory;
 }
 
@@ -117,6 +121,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     reply.headers(SECURITY_HEADERS);
   });
   registerBodyTimeouts(app, options.bodyTimeouts);
+  registerAbandonedBodies(app);
   // Every usage counter but this one is kept by the job layer (jobs and bytes in at submit, bytes
   // out at completion); requests are an HTTP notion, counted here once the answer went out.
   app.addHook('onResponse', async (request, reply) => {
@@ -157,11 +162,17 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     anonymousLimit: options.defaultRateLimit,
   });
 
+  const uploads = new UploadFolders(options.uploadsDir);
+  // Uploads a previous process was reading when it died are nobody's; those of this one are removed
+  // before it stops (the listener has cut their requests by then).
+  app.addHook('onReady', () => uploads.clearStale());
+  app.addHook('onClose', () => uploads.closeAll());
   await app.register(uploadRoute, {
     jobs: deps.jobs,
     parser: deps.parser,
     maxInputBytes: options.maxInputBytes,
     slots: new UploadSlots(options.maxUploadsPerKey),
+    uploads,
   });
   await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser });
   await app.register(jobsRoute, { jobs: deps.jobs });

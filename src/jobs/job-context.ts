@@ -8,6 +8,7 @@ import type { ProcessorRegistry } from '../processors/registry.ts';
 import type { FileDescriptor, Job, ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
 import type { UsageRecorder, WebhookTrigger } from './job-reporting.ts';
+import type { JobSecretBox } from './job-secrets.ts';
 import type { JobStore } from './job-store.ts';
 import type { OutputDestinations } from './output-destinations.ts';
 
@@ -32,6 +33,8 @@ export interface JobRunnerDeps {
   webhooks: WebhookTrigger;
   /** Writes outputs of requests that named an external store. */
   destinations: OutputDestinations;
+  /** Opens the secrets the job store sealed (fetch headers, passwords) for the run. */
+  secrets: JobSecretBox;
   /** Sees every finished job (metrics); optional. */
   observer?: JobObserver;
 }

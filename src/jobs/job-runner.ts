@@ -17,6 +17,7 @@ import { isStorageFull } from '../errors/storage-full.ts';
 import { isFinished, type Job } from './job.ts';
 import type { JobRunnerDeps, JobRunnerOptions, JobScope } from './job-context.ts';
 import { jobRecord } from './job-record.ts';
+import { type RequestSecrets, revealSecrets } from './job-secrets.ts';
 import { acquire, produce, publish } from './job-steps.ts';
 
 export class JobRunner {
@@ -49,9 +50,17 @@ export class JobRunner {
       return;
     }
     const workDir = join(this.#options.workRoot, jobId);
-    const scope: JobScope = { job, workDir, signal, deps: this.#deps, options: this.#options, log };
     const started = performance.now();
     try {
+      // The run alone sees the request's secrets: the stored job keeps them sealed until it ends.
+      const scope: JobScope = {
+        job: this.#reveal(job),
+        workDir,
+        signal,
+        deps: this.#deps,
+        options: this.#options,
+        log,
+      };
       await mkdir(workDir, { recursive: true });
       const acquired = await acquire(scope);
       const produced = await produce(scope, acquired);
@@ -100,6 +109,19 @@ export class JobRunner {
       await rm(workDir, { recursive: true, force: true });
     }
   };
+
+  /** The job with its secrets opened and put back in place, for its run. */
+  #reveal(job: Job): Job {
+    if (job.sealedSecrets === undefined) return job;
+    let secrets: RequestSecrets;
+    try {
+      secrets = this.#deps.secrets.open(job.id, job.sealedSecrets);
+    } catch (error) {
+      // Sealed with another key (PRESSO_CONNECTOR_KEY changed while the job waited), or altered.
+      throw new InternalError(new Error("the job's secrets could not be opened", { cause: error }));
+    }
+    return revealSecrets(job, secrets);
+  }
 
   /** Out of space is not the job's fault: it waits in the queue, its attempt uncounted, and runs again. */
   async #handBack(jobId: string, error: unknown, log: Logger): Promise<never> {

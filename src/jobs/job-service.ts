@@ -3,7 +3,6 @@
  * synchronous requests waits for the outcome up to the synchronous time-out. It knows nothing of
  * HTTP: routes translate its results.
  */
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NotFoundError, toPressoError } from '../errors/catalog.ts';
 import { storageErrorOr } from '../errors/storage-full.ts';
@@ -19,7 +18,6 @@ import type { OutputDestinations } from './output-destinations.ts';
 import type { ParsedFetchRequest, ParsedRequest } from './request-params.ts';
 
 export interface JobServiceOptions {
-  workRoot: string;
   asyncThresholdBytes: number;
   syncTimeoutMs: number;
 }
@@ -45,31 +43,28 @@ export class JobService {
     this.#options = options;
   }
 
-  /** Where an upload streams to before it is handed to the file store. */
-  uploadPath(jobId: string): string {
-    return join(this.#options.workRoot, jobId, 'upload');
-  }
-
   /**
-   * Records and queues an uploaded job. Returns the job as it stands when the caller should answer:
-   * finished (synchronous result) or still running (acknowledge with 202).
+   * Records and queues an uploaded job. `path` is the uploaded file on local disk: it is moved into the
+   * file store (the caller removes whatever is left of it if this fails). Returns the job as it stands
+   * when the caller should answer: finished (synchronous result) or still running (acknowledge with 202).
    */
   async submitUpload(
-    args: { jobId: string; accountId: string; received: ReceivedFile; request: ParsedRequest },
+    args: { jobId: string; accountId: string; received: ReceivedFile; path: string; request: ParsedRequest },
     signal?: AbortSignal,
   ): Promise<Job> {
-    const { jobId, received, request } = args;
+    const { jobId, received, path, request } = args;
     if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
     if (request.params.store) await this.#deps.destinations.check(args.accountId, request.params.store);
     // The lane from the magic bytes, before the upload moves to the file store (a worker checks again).
-    const lane = laneOf((await detectFile(this.uploadPath(jobId)).catch(() => undefined))?.kind);
-    await this.#deps.files.putFile(jobKeys.input(jobId), this.uploadPath(jobId));
+    const lane = laneOf((await detectFile(path).catch(() => undefined))?.kind);
+    await this.#deps.files.putFile(jobKeys.input(jobId), path);
     const job = await this.#deps.store
       .create({
         id: jobId,
         accountId: args.accountId,
         source: { type: 'upload' },
         params: request.params,
+        secrets: request.secrets,
         webhookUrl: request.webhookUrl,
         input: received,
       })
@@ -93,8 +88,9 @@ export class JobService {
     const job = await this.#deps.store.create({
       id: args.jobId,
       accountId: args.accountId,
-      source: { type: 'fetch', url: request.url, headers: request.headers },
+      source: { type: 'fetch', url: request.url },
       params: request.params,
+      secrets: request.secrets,
       webhookUrl: request.webhookUrl,
       input: undefined,
     });

@@ -1,6 +1,7 @@
 /** Persistent job records. Embedded: SQLite; scaled: PostgreSQL. */
 import type { ErrorRecord } from '../errors/catalog.ts';
 import type { FileDescriptor, Job, JobOutput, ReceivedFile } from './job.ts';
+import type { RequestSecrets } from './job-secrets.ts';
 
 export interface NewJob {
   id: string;
@@ -9,8 +10,14 @@ export interface NewJob {
   params: Job['params'];
   webhookUrl: string | undefined;
   input: ReceivedFile | undefined;
+  /** The request's secrets, kept apart from `params` and `source`: the store keeps them sealed until the job ends. */
+  secrets?: RequestSecrets | undefined;
 }
 
+/**
+ * Every store seals a job's secrets (`NewJob.secrets`, through JobSecretBox) so that no row holds them in
+ * plain text, and wipes them when the job ends (`complete`, `fail`): a finished job holds none at all.
+ */
 export interface JobStore {
   create(job: NewJob): Promise<Job>;
   get(id: string): Promise<Job | undefined>;

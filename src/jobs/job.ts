@@ -38,7 +38,8 @@ export interface ReceivedFile {
   sha1: string;
 }
 
-export type JobSource = { type: 'upload' } | { type: 'fetch'; url: string; headers: Record<string, string> };
+/** `headers` are the caller's (secrets: job-secrets.ts); a stored job has them only once its run revealed them. */
+export type JobSource = { type: 'upload' } | { type: 'fetch'; url: string; headers?: Record<string, string> };
 
 /** The validated request JSON, minus transport concerns. Namespaces are per kind (`image`, `video`, ...). */
 export interface JobParams {
@@ -79,6 +80,11 @@ export interface Job {
    * between finishing and reporting (a crash); the queue runs it again and that run reports it.
    */
   reportedAt?: number | undefined;
+  /**
+   * The request's secrets (fetch headers, passwords), sealed by the job store while the job has not ended;
+   * the runner opens them (job-secrets.ts). Wiped when the job ends.
+   */
+  sealedSecrets?: string | undefined;
 }
 
 export function isFinished(job: Pick<Job, 'status'>): boolean {

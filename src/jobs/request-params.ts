@@ -9,16 +9,19 @@ import { FILE_KINDS } from '../media/formats.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
 import { compile, toFieldErrors } from '../validation/schema-validator.ts';
 import type { JobParams } from './job.ts';
+import { type RequestSecrets, secretPaths, takeSecrets } from './job-secrets.ts';
 
 export interface ParsedRequest {
+  /** The parameters without the secret fields, which are in `secrets`. */
   params: JobParams;
   webhookUrl: string | undefined;
   forceAsync: boolean;
+  /** The fields the schema marks `writeOnly` (fetch headers, passwords), at their places in the body. */
+  secrets: RequestSecrets | undefined;
 }
 
 export interface ParsedFetchRequest extends ParsedRequest {
   url: string;
-  headers: Record<string, string>;
 }
 
 function commonProperties(registry: ProcessorRegistry): Record<string, TSchema> {
@@ -104,6 +107,8 @@ export class RequestParser {
   readonly #registry: ProcessorRegistry;
   readonly #validateData: ReturnType<typeof compile>;
   readonly #validateFetch: ReturnType<typeof compile>;
+  /** Where the secret fields are, from the schema's `writeOnly` marks (the fetch body holds every one). */
+  readonly #secretPaths: string[][];
 
   constructor(registry: ProcessorRegistry) {
     this.#registry = registry;
@@ -118,7 +123,10 @@ export class RequestParser {
         }),
         headers: Type.Optional(
           Type.Record(Type.String(), Type.String(), {
-            description: 'Headers added to the download request.',
+            description:
+              'Headers added to the download request. Kept encrypted while the job runs and deleted when it ends.',
+            // A secret (jobs/job-secrets.ts): credentials such as Authorization or Cookie.
+            writeOnly: true,
           }),
         ),
         ...common,
@@ -127,6 +135,7 @@ export class RequestParser {
     );
     this.#validateData = compile(this.uploadDataSchema);
     this.#validateFetch = compile(this.fetchBodySchema);
+    this.#secretPaths = secretPaths(this.fetchBodySchema);
   }
 
   /** The `data` part of an upload (already JSON-parsed); `root` names it in error fields. */
@@ -138,8 +147,7 @@ export class RequestParser {
   parseFetchBody(value: unknown): ParsedFetchRequest {
     const errors = this.#validateFetch(value) ? [] : toFieldErrors(this.#validateFetch.errors, 'body');
     const parsed = this.#finish(value, errors);
-    const body = value as { url: string; headers?: Record<string, string> };
-    return { ...parsed, url: body.url, headers: body.headers ?? {} };
+    return { ...parsed, url: (value as { url: string }).url };
   }
 
   #finish(value: unknown, errors: FieldError[]): ParsedRequest {
@@ -155,6 +163,12 @@ export class RequestParser {
       }
     }
     if (errors.length > 0) throw new ValidationError(errors);
+    // Checked with the rest above, the secrets now go apart: the job keeps them sealed, never in its params.
+    const { rest, secrets } = takeSecrets(body, this.#secretPaths);
+    return { ...this.#request(rest), secrets };
+  }
+
+  #request(body: Record<string, unknown>): Omit<ParsedRequest, 'secrets'> {
     const params: JobParams = {};
     for (const kind of FILE_KINDS) if (body[kind] !== undefined) params[kind] = body[kind];
     if (body.metadata === true) params.metadata = true;

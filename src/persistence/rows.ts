@@ -25,6 +25,8 @@ export interface JobRow {
   finished_at: number | null;
   progress: number | null;
   reported_at: number | null;
+  /** Sealed by JobSecretBox; NULL once the job has ended. */
+  secrets: string | null;
 }
 
 export function parse<T>(text: string | null): T | undefined {
@@ -48,6 +50,7 @@ export function toJob(row: JobRow): Job {
     finishedAt: row.finished_at ?? undefined,
     progress: row.progress ?? undefined,
     reportedAt: row.reported_at ?? undefined,
+    sealedSecrets: row.secrets ?? undefined,
   };
 }
 

@@ -8,6 +8,7 @@ import type { ConnectorStore } from '../connectors/connector-store.ts';
 import type { FileStore } from '../files/file-store.ts';
 import type { JobEvents } from '../jobs/job-events.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import type { JobSecretBox } from '../jobs/job-secrets.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import type { DeliverySchedule } from '../webhooks/delivery-schedule.ts';
@@ -26,6 +27,8 @@ export interface Backends {
   connectorStore: ConnectorStore;
   /** The AES-256 key of connector credentials (the operator's, or the one kept in the embedded data directory). */
   connectorKey: Buffer;
+  /** Seals the secrets of jobs (a key derived from the connector key): the job store seals, the runner opens. */
+  jobSecrets: JobSecretBox;
   /**
    * The local directory that holds working files (uploads in flight, per-job work directories) and,
    * in the embedded mode, everything else; readiness watches its free space.

@@ -9,6 +9,8 @@ export function dataPaths(dataDir: string) {
     database: join(dataDir, 'presso.db'),
     files: join(dataDir, 'files'),
     work: join(dataDir, 'work'),
+    /** Uploads while their request is read, one folder each (http/upload-folders.ts). */
+    uploads: join(dataDir, 'work', 'uploads'),
     encryptionKey: join(dataDir, 'keys', 'encryption.key'),
   };
 }

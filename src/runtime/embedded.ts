@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { LocalFileStore } from '../files/local-file-store.ts';
 import { LocalJobEvents } from '../jobs/job-events.ts';
+import { JobSecretBox } from '../jobs/job-secrets.ts';
 import { openDatabase } from '../persistence/sqlite/database.ts';
 import { SqliteAccountStore } from '../persistence/sqlite/sqlite-account-store.ts';
 import { SqliteConnectorStore } from '../persistence/sqlite/sqlite-connector-store.ts';
@@ -22,12 +23,13 @@ import { dataPaths, ensureEncryptionKey } from './data-dir.ts';
 export async function openEmbeddedBackends(config: Config, logger: Logger): Promise<Backends> {
   const paths = dataPaths(config.dataDir);
   const connectorKey = config.connectors.key ?? (await ensureEncryptionKey(paths.encryptionKey)).key;
+  const jobSecrets = new JobSecretBox(connectorKey);
   const db = openDatabase(paths.database);
   const limiter = new MemoryRateLimiter({ windowMs: config.rateLimit.windowMs });
   const events = new LocalJobEvents();
   const webhookStore = new SqliteWebhookStore(db);
   return {
-    jobStore: new SqliteJobStore(db),
+    jobStore: new SqliteJobStore(db, jobSecrets),
     queue: new SqliteJobQueue(db, {
       retryDelayMs: config.storage.retryMs,
       logger: logger.child({ component: 'queue' }),
@@ -42,6 +44,7 @@ export async function openEmbeddedBackends(config: Config, logger: Logger): Prom
     accountStore: new SqliteAccountStore(db),
     connectorStore: new SqliteConnectorStore(db),
     connectorKey,
+    jobSecrets,
     localDataDir: config.dataDir,
     async close() {
       await limiter.close();

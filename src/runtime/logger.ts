@@ -1,5 +1,22 @@
-/** Structured JSON logs. Credentials never reach them: auth and cookie headers are redacted. */
+/**
+ * Structured JSON logs. Credentials never reach them: header maps are redacted whole (a request's own, with its
+ * Authorization and Cookie, and a fetch's, which are the caller's credentials for the source), and so are
+ * passwords at any depth a job or its parameters put them, and the secrets a request keeps apart
+ * (jobs/job-secrets.ts).
+ */
 import pino, { type Logger } from 'pino';
+
+const REDACTED = [
+  'headers',
+  '*.headers',
+  '*.*.headers',
+  'secrets',
+  '*.secrets',
+  'password',
+  '*.password',
+  '*.*.password',
+  '*.*.*.password',
+];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -7,10 +24,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'presso' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]'],
-        censor: '[redacted]',
-      },
+      redact: { paths: REDACTED, censor: '[redacted]' },
     },
     destination,
   );

@@ -6,6 +6,7 @@ import type { Config } from '../config/index.ts';
 import { buildApp } from '../http/app.ts';
 import { createListener } from '../http/server.ts';
 import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
+import { dataPaths } from './data-dir.ts';
 import { openEmbeddedBackends } from './embedded.ts';
 import { startOpsServer } from './ops-server.ts';
 import { openScaledBackends } from './scaled.ts';
@@ -196,6 +197,7 @@ export function appFromServices(
         minBytesPerSecond: config.server.bodyMinBytesPerSecond,
       },
       maxUploadsPerKey: config.server.maxUploadsPerKey,
+      uploadsDir: dataPaths(services.localDataDir).uploads,
       ...(extra.serverFactory ? { serverFactory: extra.serverFactory } : {}),
     },
   );

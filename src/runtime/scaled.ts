@@ -11,6 +11,7 @@ import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors/catalog.ts';
 import { S3FileStore } from '../files/s3-file-store.ts';
 import { BullMqJobQueue } from '../jobs/bullmq-job-queue.ts';
+import { JobSecretBox } from '../jobs/job-secrets.ts';
 import { RedisJobEvents } from '../jobs/redis-job-events.ts';
 import { openPostgres } from '../persistence/postgres/database.ts';
 import { PgAccountStore } from '../persistence/postgres/pg-account-store.ts';
@@ -30,6 +31,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
   if (connectorKey === undefined) {
     throw new ConfigError('PRESSO_MODE=scaled needs PRESSO_CONNECTOR_KEY (the same on every process)');
   }
+  const jobSecrets = new JobSecretBox(connectorKey);
   // Only working files live here in scaled mode, but readiness watches its free space from the start.
   await mkdir(config.dataDir, { recursive: true });
   const prefix = `${runtime.redisPrefix}:`;
@@ -94,7 +96,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     logger: logger.child({ component: 'webhooks' }),
   });
   return {
-    jobStore: new PgJobStore(pool),
+    jobStore: new PgJobStore(pool, jobSecrets),
     queue,
     events,
     files,
@@ -104,6 +106,7 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     accountStore: new PgAccountStore(pool),
     connectorStore: new PgConnectorStore(pool),
     connectorKey,
+    jobSecrets,
     localDataDir: config.dataDir,
     async close() {
       await limiter.close();

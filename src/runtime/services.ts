@@ -97,7 +97,6 @@ export function buildServices(
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger, destinations: connectors },
     {
-      workRoot,
       asyncThresholdBytes: config.jobs.asyncThresholdBytes,
       syncTimeoutMs: config.jobs.syncTimeoutMs,
     },
@@ -124,6 +123,7 @@ export function buildServices(
       usage: accounts,
       webhooks: dispatcher,
       destinations: connectors,
+      secrets: backends.jobSecrets,
       logger: logger.child({ component: 'worker' }),
       observer: metrics,
     },

@@ -3,10 +3,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { FileDescriptor, JobOutput } from '../../src/jobs/job.ts';
+import type { JobSecretBox, RequestSecrets } from '../../src/jobs/job-secrets.ts';
 import type { JobStore, NewJob } from '../../src/jobs/job-store.ts';
 
 export interface JobStoreUnderTest {
   store: JobStore;
+  /** The box the store seals secrets with (the runner opens them with the same). */
+  secrets: JobSecretBox;
+  /** The job's row as the database holds it, every column, read with plain SQL. */
+  rawRow(id: string): Promise<Record<string, unknown> | undefined>;
   /** Sets the store's clock (milliseconds). */
   setNow(ms: number): void;
   close(): Promise<void>;
@@ -40,6 +45,19 @@ function output(expiresAt: number): JobOutput {
     url: 'https://example.test/1/x/a.jpeg',
     expiresAt,
     metadata: { width: 1 },
+  };
+}
+
+/** A request's secrets, each value unique so that any copy of it in a row can be found. */
+function callerSecrets(): { secrets: RequestSecrets; plain: string[] } {
+  const plain = ['Bearer', 'sid=', 'zip-', 'pdf-'].map((prefix) => `${prefix}${randomUUID()}`);
+  return {
+    secrets: {
+      headers: { Authorization: plain[0], Cookie: plain[1] },
+      archive: { password: plain[2] },
+      pdf: { password: plain[3] },
+    },
+    plain,
   };
 }
 
@@ -195,6 +213,45 @@ export function jobStoreContract(name: string, factory: () => Promise<JobStoreUn
       assert.equal(await subject.store.get(old.id), undefined);
       assert.ok(await subject.store.get(running.id));
       assert.ok(await subject.store.get(recent.id));
+    });
+
+    it('keeps the secrets of a job sealed: no row holds them in plain text, and they open for that job alone', async () => {
+      const { secrets, plain } = callerSecrets();
+      const job = await subject.store.create(
+        newJob({ source: { type: 'fetch', url: 'https://x.test/a' }, params: { archive: {} }, secrets }),
+      );
+      const row = JSON.stringify(await subject.rawRow(job.id));
+      for (const value of plain) assert.ok(!row.includes(value), `the row holds ${value} in plain text`);
+      assert.deepEqual(job.params, { archive: {} }, 'the parameters hold no secret');
+      assert.deepEqual(job.source, { type: 'fetch', url: 'https://x.test/a' });
+      assert.ok(job.sealedSecrets);
+      assert.deepEqual(subject.secrets.open(job.id, job.sealedSecrets), secrets);
+      assert.throws(() => subject.secrets.open(randomUUID(), job.sealedSecrets!), 'sealed for this job only');
+      const plainJob = await subject.store.create(newJob());
+      assert.equal(plainJob.sealedSecrets, undefined, 'a request without secrets seals nothing');
+    });
+
+    it('wipes the secrets of a job when it ends, completed or failed', async () => {
+      const completed = callerSecrets();
+      const failed = callerSecrets();
+      const a = await subject.store.create(newJob({ secrets: completed.secrets }));
+      const b = await subject.store.create(newJob({ secrets: failed.secrets }));
+      await subject.store.markProcessing(a.id);
+      await subject.store.markProcessing(b.id);
+      assert.ok((await subject.store.get(a.id))?.sealedSecrets, 'kept while the job runs');
+      await subject.store.complete(a.id, input, output(9_000_000));
+      await subject.store.fail(b.id, { code: 'X', status: 422, message: 'bad' });
+      for (const [job, { plain }] of [
+        [a, completed],
+        [b, failed],
+      ] as const) {
+        assert.equal((await subject.store.get(job.id))?.sealedSecrets, undefined);
+        const row = await subject.rawRow(job.id);
+        assert.equal(row?.secrets, null);
+        const text = JSON.stringify(row);
+        assert.ok(!text.includes(job.sealedSecrets!), 'nothing of the sealed secrets is left');
+        for (const value of plain) assert.ok(!text.includes(value));
+      }
     });
   });
 }

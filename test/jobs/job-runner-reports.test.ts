@@ -6,6 +6,7 @@
  * scaled-out job whose webhook never came after its worker was killed).
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import type { FileDescriptor, JobOutput } from '../../src/jobs/job.ts';
 import { LocalJobEvents } from '../../src/jobs/job-events.ts';
 import type { UsageDelta } from '../../src/jobs/job-reporting.ts';
 import { JobRunner } from '../../src/jobs/job-runner.ts';
+import { JobSecretBox } from '../../src/jobs/job-secrets.ts';
 import { type Database, openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteJobStore } from '../../src/persistence/sqlite/sqlite-job-store.ts';
 import { SqliteWebhookStore } from '../../src/persistence/sqlite/sqlite-webhook-store.ts';
@@ -54,7 +56,8 @@ describe('JobRunner reports a finished job whose run died before reporting it', 
     dir = await mkdtemp(join(tmpdir(), 'presso-runner-reports-'));
     db = openDatabase(join(dir, 'presso.db'));
     hook = await startReceiver();
-    jobs = new SqliteJobStore(db);
+    const secrets = new JobSecretBox(randomBytes(32));
+    jobs = new SqliteJobStore(db, secrets);
     webhooks = new SqliteWebhookStore(db);
     const secret = generateWebhookSecret();
     dispatcher = new WebhookDispatcher({
@@ -75,6 +78,7 @@ describe('JobRunner reports a finished job whose run died before reporting it', 
         logger: createLogger('silent'),
         usage: { addUsage: async (_account, delta) => void counted.push(delta) },
         webhooks: dispatcher,
+        secrets,
         destinations: {
           check: () => Promise.reject(new Error('no store in this test')),
           deliver: () => Promise.reject(new Error('no store in this test')),

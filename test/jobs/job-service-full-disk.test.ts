@@ -4,7 +4,7 @@
  * 507, not left `enqueued` forever with nothing to run it, and not counted in the account's usage.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { isStorageFull } from '../../src/errors/storage-full.ts';
 import { LocalFileStore } from '../../src/files/local-file-store.ts';
 import { LocalJobEvents } from '../../src/jobs/job-events.ts';
 import type { UsageDelta } from '../../src/jobs/job-reporting.ts';
+import { JobSecretBox } from '../../src/jobs/job-secrets.ts';
 import { JobService } from '../../src/jobs/job-service.ts';
 import { type Database, openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
@@ -39,7 +40,7 @@ describe('JobService with a full queue database', () => {
     const recordsDb = openDatabase(join(dir, 'records.db'));
     const queueDb = openDatabase(join(fs.dir, 'queue.db'));
     dbs.push(recordsDb, queueDb);
-    const store = new SqliteJobStore(recordsDb);
+    const store = new SqliteJobStore(recordsDb, new JobSecretBox(randomBytes(32)));
     const counted: UsageDelta[] = [];
     const jobs = new JobService(
       {
@@ -60,12 +61,12 @@ describe('JobService with a full queue database', () => {
         },
         logger: createLogger('silent'),
       },
-      { workRoot: join(dir, 'work'), asyncThresholdBytes: 1024, syncTimeoutMs: 1000 },
+      { asyncThresholdBytes: 1024, syncTimeoutMs: 1000 },
     );
     const request = {
       url: 'https://example.test/a.png',
-      headers: {},
       params: {},
+      secrets: undefined,
       webhookUrl: undefined,
       forceAsync: true,
     };

@@ -2,9 +2,12 @@
  * The PostgreSQL stores against the same contracts as the embedded SQLite ones (real PostgreSQL, a
  * database of this file's own, a fresh schema per store), and the two schemas kept in step column by column.
  */
+
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
+import { JobSecretBox } from '../../src/jobs/job-secrets.ts';
 import { openPostgres, query, transaction } from '../../src/persistence/postgres/database.ts';
 import { PG_MIGRATIONS } from '../../src/persistence/postgres/migrations.ts';
 import { PgAccountStore } from '../../src/persistence/postgres/pg-account-store.ts';
@@ -37,8 +40,12 @@ async function freshPool(): Promise<pg.Pool> {
 jobStoreContract('postgres', async () => {
   const pool = await freshPool();
   let now = 0;
+  const secrets = new JobSecretBox(randomBytes(32));
   return {
-    store: new PgJobStore(pool, () => now),
+    store: new PgJobStore(pool, secrets, () => now),
+    secrets,
+    rawRow: async (id) =>
+      (await query<Record<string, unknown>>(pool, 'SELECT * FROM jobs WHERE id = $1', [id]))[0],
     setNow: (ms) => {
       now = ms;
     },

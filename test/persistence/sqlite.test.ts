@@ -1,8 +1,10 @@
 /** The embedded SQLite implementations against the shared contracts. */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/persistence/sqlite/database.ts';
+import { JobSecretBox } from '../../src/jobs/job-secrets.ts';
+import { get, openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteAccountStore } from '../../src/persistence/sqlite/sqlite-account-store.ts';
 import { SqliteConnectorStore } from '../../src/persistence/sqlite/sqlite-connector-store.ts';
 import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
@@ -15,8 +17,11 @@ import { jobStoreContract } from '../contracts/job-store.contract.ts';
 jobStoreContract('sqlite', async () => {
   const db = openDatabase(':memory:');
   let now = 0;
+  const secrets = new JobSecretBox(randomBytes(32));
   return {
-    store: new SqliteJobStore(db, () => now),
+    store: new SqliteJobStore(db, secrets, () => now),
+    secrets,
+    rawRow: async (id) => get<Record<string, unknown>>(db, 'SELECT * FROM jobs WHERE id = ?', id),
     setNow: (ms) => {
       now = ms;
     },

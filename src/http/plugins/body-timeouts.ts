@@ -18,7 +18,8 @@ export interface BodyTimeouts {
   minBytesPerSecond: number;
 }
 
-function hasBody(raw: IncomingMessage): boolean {
+/** Whether the request announces a body (a length above 0, or chunked). */
+export function hasBody(raw: IncomingMessage): boolean {
   const length = Number(raw.headers['content-length'] ?? 0);
   return raw.headers['transfer-encoding'] !== undefined || length > 0;
 }

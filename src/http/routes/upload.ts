@@ -1,11 +1,8 @@
 /**
  * POST /1.0/upload: multipart with a `file` part and an optional `data` part (JSON parameters). The
- * file streams to the job's working directory while its SHA-1 and size are computed; it is never
- * held whole in memory.
+ * file streams to the request's own upload folder (upload-folders.ts) while its SHA-1 and size are
+ * computed; it is never held whole in memory.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
@@ -25,6 +22,7 @@ import { toMultipartError } from '../multipart-errors.ts';
 import { requireAccount } from '../request-context.ts';
 import { drainRequest } from '../request-drain.ts';
 import { AcknowledgementSchema, commonErrors, ErrorSchema, SyncResultSchema } from '../schemas.ts';
+import type { UploadFolders } from '../upload-folders.ts';
 import type { UploadSlots } from '../upload-slots.ts';
 import { clientGone, replyWithJob } from './submit-reply.ts';
 
@@ -33,6 +31,7 @@ export interface UploadRouteOptions {
   parser: RequestParser;
   maxInputBytes: number;
   slots: UploadSlots;
+  uploads: UploadFolders;
 }
 
 /** The `data` part holds parameters, never content: 1 MiB is far above any valid parameter object. */
@@ -40,7 +39,7 @@ const MAX_DATA_BYTES = 1024 * 1024;
 const MAX_PARTS = 12;
 
 export async function uploadRoute(app: FastifyInstance, options: UploadRouteOptions) {
-  const { jobs, parser, maxInputBytes, slots } = options;
+  const { jobs, parser, maxInputBytes, slots, uploads } = options;
   // Scoped to this route: only the upload endpoint parses multipart bodies.
   await app.register(multipart, {
     limits: { fileSize: maxInputBytes, files: 3, fields: 10, fieldSize: MAX_DATA_BYTES, parts: MAX_PARTS },
@@ -85,10 +84,10 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
       }
       reply.raw.once('close', release);
       const jobId = request.id;
-      const path = jobs.uploadPath(jobId);
-      let received: ReceivedFile | undefined;
+      // The one owner of what this request writes: removed below, however the request ends.
+      const folder = await uploads.open(jobId);
+      let received: (ReceivedFile & { path: string }) | undefined;
       let data: string | undefined;
-      let submitted = false;
       // Failures while the parts are read are the body's fault (see multipart-errors.ts); later ones are not.
       let reading = true;
       // A repeated part is reported once the body has been read to its end: throwing while a part is
@@ -105,14 +104,14 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
               part.file.resume();
               continue;
             }
-            await mkdir(dirname(path), { recursive: true });
             const counter = new HashingCounter();
             // At the limit the parser would go on reading (and discarding) the rest of the part before
             // the answer could be sent; failing the stream here answers at once and the drain takes over.
             part.file.once('limit', () => part.file.destroy(new PayloadTooLargeError(maxInputBytes)));
-            await pipeline(part.file, counter, createWriteStream(path));
+            const target = folder.createFile('upload');
+            await pipeline(part.file, counter, target.stream);
             if (part.file.truncated) throw new PayloadTooLargeError(maxInputBytes);
-            received = { name: safeFileName(part.filename), ...counter.digest() };
+            received = { name: safeFileName(part.filename), path: target.path, ...counter.digest() };
           }
           // Other fields are ignored, as the interface defines only `file` and `data`.
         }
@@ -121,19 +120,22 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
         if (repeated) throw ValidationError.field(repeated, 'must be sent only once');
         const parsed = parser.parseUploadData(parseData(data));
         if (!received) throw ValidationError.field('file', 'is required');
-        submitted = true;
+        const { path, ...file } = received;
+        // The job service moves the file into the file store: from then on the job owns it.
         const job = await jobs.submitUpload(
-          { jobId, accountId: account.id, received, request: parsed },
+          { jobId, accountId: account.id, received: file, path, request: parsed },
           clientGone(reply),
         );
         return replyWithJob(reply, job);
       } catch (error) {
+        // Answered already (the body timed out) and the connection is closing: nobody is left to tell.
+        if (reply.sent) return reply;
         // Refused before the body was read to its end (e.g. the file was too large and more parts
         // follow): the rest is read and discarded, so the client can read the answer.
         drainRequest(request.raw);
-        // Before submission the working directory holds only this request's upload; after it, the job owns it.
-        if (!submitted) await rm(dirname(path), { recursive: true, force: true });
         throw reading ? toMultipartError(error, { maxInputBytes, parts: MAX_PARTS }) : error;
+      } finally {
+        await folder.remove();
       }
     },
   );

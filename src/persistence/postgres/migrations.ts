@@ -86,4 +86,21 @@ export const PG_MIGRATIONS: string[] = [
   ALTER TABLE jobs ADD COLUMN reported_at BIGINT;
   UPDATE jobs SET reported_at = finished_at WHERE finished_at IS NOT NULL;
   `,
+  // The caller's secrets leave the job's parameters, sealed in `secrets` until the job ends: see the SQLite twin.
+  `
+  ALTER TABLE jobs ADD COLUMN secrets TEXT;
+  UPDATE jobs SET secrets = 'legacy.' || jsonb_strip_nulls(jsonb_build_object(
+      'headers', source::jsonb -> 'headers',
+      'archive', jsonb_build_object('password', params::jsonb #> '{archive,password}'),
+      'pdf', jsonb_build_object('password', params::jsonb #> '{pdf,password}')))::text
+    WHERE finished_at IS NULL
+      AND (coalesce(source::jsonb -> 'headers', '{}'::jsonb) <> '{}'::jsonb
+        OR params::jsonb #> '{archive,password}' IS NOT NULL
+        OR params::jsonb #> '{pdf,password}' IS NOT NULL);
+  UPDATE jobs SET source = (source::jsonb - 'headers')::text,
+      params = (params::jsonb #- '{archive,password}' #- '{pdf,password}')::text
+    WHERE source::jsonb -> 'headers' IS NOT NULL
+      OR params::jsonb #> '{archive,password}' IS NOT NULL
+      OR params::jsonb #> '{pdf,password}' IS NOT NULL;
+  `,
 ];

@@ -1,21 +1,24 @@
 /**
  * Job records in PostgreSQL (table `jobs`), the scaled-out twin of sqlite-job-store.ts: the same columns,
- * the same JSON text for structured fields, the same guards in each UPDATE's WHERE clause, so any API
- * or worker process sees the same record.
+ * the same JSON text for structured fields, the same sealed secrets wiped when the job ends, the same
+ * guards in each UPDATE's WHERE clause, so any API or worker process sees the same record.
  */
 import type pg from 'pg';
 import type { ErrorRecord } from '../../errors/catalog.ts';
 import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
+import type { JobSecretBox } from '../../jobs/job-secrets.ts';
 import type { JobStore, NewJob } from '../../jobs/job-store.ts';
 import { type JobRow, toJob } from '../rows.ts';
 import { execute, query } from './database.ts';
 
 export class PgJobStore implements JobStore {
   readonly #db: pg.Pool;
+  readonly #secrets: JobSecretBox;
   readonly #now: () => number;
 
-  constructor(db: pg.Pool, now: () => number = Date.now) {
+  constructor(db: pg.Pool, secrets: JobSecretBox, now: () => number = Date.now) {
     this.#db = db;
+    this.#secrets = secrets;
     this.#now = now;
   }
 
@@ -23,8 +26,8 @@ export class PgJobStore implements JobStore {
     const now = this.#now();
     const [row] = await query<JobRow>(
       this.#db,
-      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, created_at, updated_at)
-         VALUES ($1, $2, 'enqueued', $3, $4, $5, $6, $7, $7) RETURNING *`,
+      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, secrets, created_at, updated_at)
+         VALUES ($1, $2, 'enqueued', $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
       [
         job.id,
         job.accountId,
@@ -32,6 +35,7 @@ export class PgJobStore implements JobStore {
         JSON.stringify(job.params),
         job.webhookUrl ?? null,
         job.input ? JSON.stringify(job.input) : null,
+        this.#secrets.seal(job.id, job.secrets) ?? null,
         now,
       ],
     );
@@ -82,7 +86,7 @@ export class PgJobStore implements JobStore {
     const now = this.#now();
     return this.#updated(
       id,
-      `UPDATE jobs SET status = 'completed', input = $1, output = $2, error = NULL, updated_at = $3,
+      `UPDATE jobs SET status = 'completed', input = $1, output = $2, error = NULL, secrets = NULL, updated_at = $3,
          finished_at = $3, output_expires_at = $4 WHERE id = $5 RETURNING *`,
       [JSON.stringify(input), JSON.stringify(output), now, output.expiresAt, id],
     );
@@ -92,7 +96,8 @@ export class PgJobStore implements JobStore {
     const now = this.#now();
     return this.#updated(
       id,
-      `UPDATE jobs SET status = 'failed', error = $1, updated_at = $2, finished_at = $2 WHERE id = $3 RETURNING *`,
+      `UPDATE jobs SET status = 'failed', error = $1, secrets = NULL, updated_at = $2, finished_at = $2
+         WHERE id = $3 RETURNING *`,
       [JSON.stringify(error), now, id],
     );
   }

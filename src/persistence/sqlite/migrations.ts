@@ -103,4 +103,23 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE jobs ADD COLUMN reported_at INTEGER;
   UPDATE jobs SET reported_at = finished_at WHERE finished_at IS NOT NULL;
   `,
+  // The caller's secrets (fetch headers, archive and PDF passwords; jobs/job-secrets.ts) leave the job's
+  // parameters: new jobs keep them sealed in `secrets` until they end. A job that had not ended keeps its
+  // secrets, moved here in plain JSON (tagged legacy) and wiped when it ends; every row loses the plain copy.
+  `
+  ALTER TABLE jobs ADD COLUMN secrets TEXT;
+  UPDATE jobs SET secrets = 'legacy.' || json_patch('{}', json_object(
+      'headers', json_extract(source, '$.headers'),
+      'archive', json_object('password', json_extract(params, '$.archive.password')),
+      'pdf', json_object('password', json_extract(params, '$.pdf.password'))))
+    WHERE finished_at IS NULL
+      AND (coalesce(json_extract(source, '$.headers'), '{}') <> '{}'
+        OR json_extract(params, '$.archive.password') IS NOT NULL
+        OR json_extract(params, '$.pdf.password') IS NOT NULL);
+  UPDATE jobs SET source = json_remove(source, '$.headers'),
+      params = json_remove(params, '$.archive.password', '$.pdf.password')
+    WHERE json_extract(source, '$.headers') IS NOT NULL
+      OR json_extract(params, '$.archive.password') IS NOT NULL
+      OR json_extract(params, '$.pdf.password') IS NOT NULL;
+  `,
 ];

@@ -1,19 +1,23 @@
 /**
  * Job records in the embedded database (table `jobs`). Structured fields (source, params, input,
- * output, error) are stored as JSON text and parsed back on read.
+ * output, error) are stored as JSON text and parsed back on read; the request's secrets are sealed
+ * (`secrets`) and set to NULL when the job ends.
  */
 import type { ErrorRecord } from '../../errors/catalog.ts';
 import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
+import type { JobSecretBox } from '../../jobs/job-secrets.ts';
 import type { JobStore, NewJob } from '../../jobs/job-store.ts';
 import { type JobRow, toJob } from '../rows.ts';
 import { all, type Database, get, run } from './database.ts';
 
 export class SqliteJobStore implements JobStore {
   readonly #db: Database;
+  readonly #secrets: JobSecretBox;
   readonly #now: () => number;
 
-  constructor(db: Database, now: () => number = Date.now) {
+  constructor(db: Database, secrets: JobSecretBox, now: () => number = Date.now) {
     this.#db = db;
+    this.#secrets = secrets;
     this.#now = now;
   }
 
@@ -21,14 +25,15 @@ export class SqliteJobStore implements JobStore {
     const now = this.#now();
     run(
       this.#db,
-      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, created_at, updated_at)
-         VALUES (?, ?, 'enqueued', ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, secrets, created_at, updated_at)
+         VALUES (?, ?, 'enqueued', ?, ?, ?, ?, ?, ?, ?)`,
       job.id,
       job.accountId,
       JSON.stringify(job.source),
       JSON.stringify(job.params),
       job.webhookUrl ?? null,
       job.input ? JSON.stringify(job.input) : null,
+      this.#secrets.seal(job.id, job.secrets) ?? null,
       now,
       now,
     );
@@ -84,8 +89,8 @@ export class SqliteJobStore implements JobStore {
     const now = this.#now();
     run(
       this.#db,
-      `UPDATE jobs SET status = 'completed', input = ?, output = ?, error = NULL, updated_at = ?, finished_at = ?,
-         output_expires_at = ? WHERE id = ?`,
+      `UPDATE jobs SET status = 'completed', input = ?, output = ?, error = NULL, secrets = NULL, updated_at = ?,
+         finished_at = ?, output_expires_at = ? WHERE id = ?`,
       JSON.stringify(input),
       JSON.stringify(output),
       now,
@@ -100,7 +105,7 @@ export class SqliteJobStore implements JobStore {
     const now = this.#now();
     run(
       this.#db,
-      `UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, finished_at = ? WHERE id = ?`,
+      `UPDATE jobs SET status = 'failed', error = ?, secrets = NULL, updated_at = ?, finished_at = ? WHERE id = ?`,
       JSON.stringify(error),
       now,
       now,

@@ -34,6 +34,8 @@ export const archiveParamsSchema = Type.Object(
         minLength: 1,
         maxLength: 1024,
         description: 'Opens encrypted ZIP or 7z members; the output is encrypted again with it.',
+        // A secret: sealed while the job runs, never stored in its parameters (jobs/job-secrets.ts).
+        writeOnly: true,
       }),
     ),
   },

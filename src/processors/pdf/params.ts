@@ -29,6 +29,8 @@ export const pdfParamsSchema = Type.Object(
         minLength: 1,
         maxLength: 1024,
         description: 'Password of an encrypted input; the output is written without encryption.',
+        // A secret: sealed while the job runs, never stored in its parameters (jobs/job-secrets.ts).
+        writeOnly: true,
       }),
     ),
     format: Type.Optional(
