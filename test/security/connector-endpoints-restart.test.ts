@@ -1,0 +1,189 @@
+/**
+ * Connector endpoints are judged at every connection, not once (finding 6), through the API. Connectors of
+ * every kind are created while loopback is allow-listed (the store servers run there), each behind a proxy
+ * that counts connections; every socket the SDKs open doing so must be one the guarded agents opened, also
+ * for hosts the service fixes (Google's token endpoint, R2's). The app then restarts over the same data
+ * directory with the default guard: `/test` and a delivery are a 422 naming the setting, and no connection
+ * reaches any store server.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { isGuardedSocket } from '../../src/outbound/guarded-agents.ts';
+import { assertErrorBody } from '../api/helpers.ts';
+import { corpus } from '../support/corpus.ts';
+import { type FakeGcs, startFakeGcs } from '../support/fake-gcs.ts';
+import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
+import { type AzuriteServer, type S3Server, startAzurite, startS3rver } from '../support/store-servers.ts';
+import { type Counter, socketsOpenedBy, startCountingProxy } from './connector-traps.ts';
+
+const SERVICE_ACCOUNT = {
+  client_email: 'presso@example.iam.gserviceaccount.com',
+  private_key: generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString(),
+};
+const REGION: Record<string, string | undefined> = { s3: 'us-east-1', b2: 'us-west-002', spaces: 'ams3' };
+
+const portOf = (url: string) => Number(new URL(url).port);
+
+describe('connector endpoints are checked at every connection, with the allow-list in force then', () => {
+  let s3: S3Server;
+  let azurite: AzuriteServer;
+  let gcs: FakeGcs;
+  let proxies: Counter[];
+  let dataDir: string;
+  let first: TestApp | undefined;
+  let second: TestApp | undefined;
+  /** name → [kind, connector id, the credential field that steers its host]. */
+  const created = new Map<string, [kind: string, id: string, field: string]>();
+  /** The first app's API key: the account lives in the data directory and outlives the restart. */
+  let key = '';
+
+  before(async () => {
+    [s3, azurite, gcs] = await Promise.all([startS3rver(['out']), startAzurite(), startFakeGcs(['out'])]);
+    await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('out').create();
+    const azurePort = portOf(/BlobEndpoint=([^;]+)/.exec(azurite.connectionString)![1]!);
+    proxies = await Promise.all(
+      [portOf(s3.endpoint), azurePort, portOf(gcs.url)].map((port) =>
+        startCountingProxy({ host: '127.0.0.1', port }),
+      ),
+    );
+    dataDir = await mkdtemp(join(tmpdir(), 'presso-connector-restart-'));
+  });
+  after(async () => {
+    await first?.close();
+    await second?.close();
+    await Promise.all([
+      s3?.close(),
+      azurite?.close(),
+      gcs?.close(),
+      ...(proxies ?? []).map((p) => p.close()),
+    ]);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const connectors = (): [
+    name: string,
+    kind: string,
+    credentials: Record<string, unknown>,
+    field: string,
+  ][] => {
+    const [s3Proxy, azureProxy, gcsProxy] = proxies.map((p) => `http://127.0.0.1:${p.port}`);
+    const keys = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', endpoint: s3Proxy };
+    const azure = azurite.connectionString.replace(
+      /BlobEndpoint=http:\/\/[^/]+/,
+      `BlobEndpoint=${azureProxy}`,
+    );
+    return [
+      ['s3', 's3', keys, 'credentials.endpoint'],
+      ['r2', 'r2', { accountId: 'acct', ...keys }, 'credentials.endpoint'],
+      ['b2', 'b2', { keyId: 'S3RVER', applicationKey: 'S3RVER', endpoint: s3Proxy }, 'credentials.endpoint'],
+      ['spaces', 'spaces', { key: 'S3RVER', secret: 'S3RVER', endpoint: s3Proxy }, 'credentials.endpoint'],
+      [
+        'gcs-hmac',
+        'gcs',
+        { hmacAccessId: 'S3RVER', hmacSecret: 'S3RVER', endpoint: s3Proxy },
+        'credentials.endpoint',
+      ],
+      ['gcs', 'gcs', { serviceAccount: SERVICE_ACCOUNT, apiEndpoint: gcsProxy }, 'credentials.apiEndpoint'],
+      ['azure', 'azure', { connectionString: azure }, 'credentials.connectionString'],
+    ];
+  };
+  const post = (app: TestApp, path: string, body: unknown, key = app.key) =>
+    app.request(path, {
+      method: 'POST',
+      auth: `Bearer ${key}`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const assertAllGuarded = (sockets: object[], what: string) => {
+    assert.ok(sockets.length > 0, `${what}: no socket was opened at all`);
+    const bypassed = sockets.filter((socket) => !isGuardedSocket(socket)).length;
+    assert.equal(
+      bypassed,
+      0,
+      `${what}: ${bypassed} of ${sockets.length} sockets did not go through the guard`,
+    );
+  };
+
+  test('while loopback is allowed, every SDK connects only through the guard, fixed hosts included', async () => {
+    first = await buildTestApp({
+      dataDir,
+      env: { PRESSO_OUTBOUND_ALLOW: '127.0.0.1/32' },
+      process: copyInput,
+    });
+    key = first.key;
+    for (const [name, kind, credentials, field] of connectors()) {
+      let status = 0;
+      let id = '';
+      const sockets = await socketsOpenedBy(async () => {
+        const response = await post(first!, '/1.0/connectors', {
+          kind,
+          credentials,
+          bucket: 'out',
+          region: REGION[kind],
+        });
+        status = response.status;
+        id = ((await response.json()) as { id: string }).id;
+      });
+      assert.equal(status, 201, name);
+      assertAllGuarded(sockets, name);
+      created.set(name, [kind, id, field]);
+      assert.equal(
+        (await post(first, `/1.0/connectors/${id}/test`, { bucket: 'out', region: REGION[kind] })).status,
+        200,
+      );
+    }
+    // Hosts the service fixes: Google's token endpoint (no apiEndpoint), R2's account host. Unreachable here
+    // or refusing these credentials, either way a 422, and what was dialled went through the guard.
+    for (const [name, kind, credentials] of [
+      ['gcs token request', 'gcs', { serviceAccount: SERVICE_ACCOUNT }],
+      ['r2 account host', 'r2', { accountId: 'acct', accessKeyId: 'a', secretAccessKey: 'b' }],
+    ] as const) {
+      let status = 0;
+      const sockets = await socketsOpenedBy(async () => {
+        status = (await post(first!, '/1.0/connectors', { kind, credentials, bucket: 'out' })).status;
+      });
+      assert.equal(status, 422, name);
+      assertAllGuarded(sockets, name);
+    }
+    await first.close();
+    first = undefined;
+  });
+
+  test('after a restart without the allow-list, /test and deliveries are 422 and reach no store', async () => {
+    assert.equal(created.size, 7, 'the connectors of the previous test exist');
+    second = await buildTestApp({ dataDir, process: copyInput });
+    const photo = await readFile(corpus.palettePng);
+    const before = proxies.map((p) => p.accepted);
+    for (const [name, [kind, id, field]] of created) {
+      const tested = await assertErrorBody(
+        await post(second, `/1.0/connectors/${id}/test`, { bucket: 'out', region: REGION[kind] }, key),
+        422,
+      );
+      assert.deepEqual(
+        (tested.errors as { field: string }[]).map((e) => e.field),
+        [field],
+        `${name}: ${JSON.stringify(tested.errors)}`,
+      );
+      assert.match(JSON.stringify(tested.errors), /not allowed \(loopback\)/, name);
+      const store = { id, bucket: 'out', region: REGION[kind] };
+      const delivered = await assertErrorBody(await second.upload(photo, { store }, `Bearer ${key}`), 422);
+      assert.deepEqual(
+        (delivered.errors as { field: string }[]).map((e) => e.field),
+        ['store.id'],
+        `${name}: ${JSON.stringify(delivered.errors)}`,
+      );
+    }
+    assert.deepEqual(
+      proxies.map((p) => p.accepted),
+      before,
+      'a connection reached a store server after the allow-list was narrowed',
+    );
+  });
+});
