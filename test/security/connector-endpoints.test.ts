@@ -313,13 +313,14 @@ describe('connector endpoints: a redirect from an allowed server to loopback is 
   for (const [kind, make] of kinds) {
     test(`${kind}: 301, 302, 303, 307 and 308 to loopback are 422 with no connection`, async () => {
       for (const [status, origin] of origins) {
+        const before = trap.accepted;
         const response = await presso.request('/1.0/connectors', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ bucket: 'out', ...make(origin) }),
         });
         await assertErrorBody(response, 422);
-        assert.equal(trap.accepted, 0, `${kind}, ${status}: a connection reached the loopback listener`);
+        assert.equal(trap.accepted, before, `${kind}, ${status}: a connection reached the loopback listener`);
       }
     });
   }
