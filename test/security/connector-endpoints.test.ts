@@ -9,11 +9,18 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { compileAllowList } from '../../src/outbound/address-guard.ts';
+import { GuardedAgents } from '../../src/outbound/guarded-agents.ts';
+import { StoreError } from '../../src/stores/external-store.ts';
+import { openStore } from '../../src/stores/open-store.ts';
 import { assertErrorBody } from '../api/helpers.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
+import { useScratch } from '../support/scratch.ts';
 import { type Counter, loopbackNames, startTrap } from './connector-traps.ts';
 
 const S3_KEYS = {
@@ -324,4 +331,56 @@ describe('connector endpoints: a redirect from an allowed server to loopback is 
       }
     });
   }
+});
+
+describe('connector endpoints: a GCS upload session on another origin is refused', () => {
+  const scratch = useScratch('presso-gcs-session-');
+
+  test('even where the guard allows the address, the 9 MiB upload is not sent to the session URL', async () => {
+    const trap = await startTrap();
+    // The API endpoint answers the session request with a location on another origin (the trap, via localhost).
+    const api = createServer((request, response) => {
+      request.resume();
+      request.on('end', () =>
+        response.writeHead(200, { location: `http://localhost:${trap.port}/upload?upload_id=1` }).end(),
+      );
+    });
+    await new Promise<void>((ok) => api.listen(0, '127.0.0.1', ok));
+    const file = join(scratch(), 'large.bin');
+    await writeFile(file, Buffer.alloc(9 * 1024 ** 2, 1));
+    const agents = new GuardedAgents(compileAllowList(['127.0.0.0/8', '::1/128']), 10_000);
+    const store = openStore(
+      'gcs',
+      {
+        serviceAccount: SERVICE_ACCOUNT,
+        apiEndpoint: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+      },
+      agents,
+    );
+    try {
+      await assert.rejects(
+        store.write(
+          {
+            bucket: 'out',
+            region: undefined,
+            key: 'large.bin',
+            contentType: 'application/octet-stream',
+            acl: undefined,
+            storageClass: undefined,
+            metadata: {},
+            headers: {},
+            tags: {},
+          },
+          file,
+        ),
+        (error: unknown) =>
+          error instanceof StoreError && /upload session is not on the API endpoint/.test(error.message),
+      );
+      assert.equal(trap.accepted, 0, 'the upload went to the session URL');
+    } finally {
+      agents.destroy();
+      await new Promise((ok) => api.close(ok));
+      await trap.close();
+    }
+  });
 });
