@@ -7,7 +7,6 @@
  * reaches any store server.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,14 +18,8 @@ import { corpus } from '../support/corpus.ts';
 import { type FakeGcs, startFakeGcs } from '../support/fake-gcs.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
 import { type AzuriteServer, type S3Server, startAzurite, startS3rver } from '../support/store-servers.ts';
-import { type Counter, socketsOpenedBy, startCountingProxy } from './connector-traps.ts';
+import { type Counter, SERVICE_ACCOUNT, socketsOpenedBy, startCountingProxy } from './connector-traps.ts';
 
-const SERVICE_ACCOUNT = {
-  client_email: 'presso@example.iam.gserviceaccount.com',
-  private_key: generateKeyPairSync('rsa', { modulusLength: 1024 })
-    .privateKey.export({ type: 'pkcs8', format: 'pem' })
-    .toString(),
-};
 const REGION: Record<string, string | undefined> = { s3: 'us-east-1', b2: 'us-west-002', spaces: 'ams3' };
 
 const portOf = (url: string) => Number(new URL(url).port);

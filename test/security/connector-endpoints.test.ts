@@ -3,45 +3,26 @@
  * kind and every credential field a store builds its host from (endpoint, apiEndpoint, accountId, accountName,
  * the probe's region and bucket, Azure connection strings with BlobEndpoint twice or hidden behind another
  * key, EndpointSuffix and DefaultEndpointsProtocol tricks, SAS forms), names that resolve to loopback, IPv4
- * in IPv6, decimal, octal, hex and short IPv4 spellings, and redirects from an allowed server to loopback.
+ * in IPv6, decimal, octal, hex and short IPv4 spellings (redirects: connector-redirects.test.ts).
  * Each case points at a trap listening on every local address and asserts that the answer is a 422 on the
  * field at fault AND that no connection ever reached the trap.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { compileAllowList } from '../../src/outbound/address-guard.ts';
-import { GuardedAgents } from '../../src/outbound/guarded-agents.ts';
-import { StoreError } from '../../src/stores/external-store.ts';
-import { openStore } from '../../src/stores/open-store.ts';
 import { assertErrorBody } from '../api/helpers.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
-import { useScratch } from '../support/scratch.ts';
-import { type Counter, loopbackNames, startTrap } from './connector-traps.ts';
+import {
+  AZURE_KEY,
+  AZURE_KEYED,
+  type Counter,
+  type Hostile,
+  loopbackNames,
+  S3_KEYS,
+  SERVICE_ACCOUNT,
+  startTrap,
+} from './connector-traps.ts';
 
-const S3_KEYS = {
-  accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-};
-const AZURE_KEY = Buffer.alloc(64, 7).toString('base64');
 const PUBLIC = 'https://93.184.216.34/acct'; // a public literal: accepted by a pattern check, never dialled here
-const SERVICE_ACCOUNT = {
-  client_email: 'presso@example.iam.gserviceaccount.com',
-  private_key: generateKeyPairSync('rsa', { modulusLength: 1024 })
-    .privateKey.export({ type: 'pkcs8', format: 'pem' })
-    .toString(),
-};
-
-interface Hostile {
-  kind: string;
-  credentials: Record<string, unknown>;
-  region?: string;
-  bucket?: string;
-}
 
 /** A case: the request to make for the trap's port, and the field the 422 must name. */
 type Case = [name: string, make: (port: number) => Hostile, field: string];
@@ -59,7 +40,7 @@ const azureString =
     kind: 'azure',
     credentials: { connectionString: text(p) },
   });
-const keyed = `DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=${AZURE_KEY}`;
+const keyed = AZURE_KEYED;
 
 const ENDPOINT_SPELLINGS: Case[] = [
   ...[
@@ -268,119 +249,4 @@ describe('connector endpoints: every kind and field that steers a host is checke
       assert.equal(trap.accepted, before, 'a connection reached the loopback listener');
     });
   }
-});
-
-describe('connector endpoints: a redirect from an allowed server to loopback is not followed', () => {
-  let presso: TestApp;
-  let trap: Counter;
-  const redirectors: Server[] = [];
-  const origins = new Map<number, string>();
-  before(async () => {
-    trap = await startTrap();
-    // 127.0.0.2 is the "public" server here: the only address the allow-list opens.
-    presso = await buildTestApp({ process: copyInput, env: { PRESSO_OUTBOUND_ALLOW: '127.0.0.2/32' } });
-    for (const status of [301, 302, 303, 307, 308]) {
-      const server = createServer((request, response) => {
-        request.resume();
-        const host = request.url?.includes('name') ? 'localhost' : '127.0.0.1';
-        response.writeHead(status, { location: `http://${host}:${trap.port}${request.url}` }).end();
-      });
-      await new Promise<void>((ok) => server.listen(0, '127.0.0.2', ok));
-      redirectors.push(server);
-      origins.set(status, `http://127.0.0.2:${(server.address() as AddressInfo).port}`);
-    }
-  });
-  after(async () => {
-    await presso?.close();
-    for (const server of redirectors) await new Promise((ok) => server.close(ok));
-    await trap?.close();
-  });
-
-  const kinds: [string, (origin: string) => Hostile][] = [
-    ['s3', (origin) => ({ kind: 's3', credentials: { ...S3_KEYS, endpoint: origin }, region: 'us-east-1' })],
-    [
-      'gcs (service account)',
-      (origin) => ({ kind: 'gcs', credentials: { serviceAccount: SERVICE_ACCOUNT, apiEndpoint: origin } }),
-    ],
-    [
-      'gcs (HMAC)',
-      (origin) => ({
-        kind: 'gcs',
-        credentials: { hmacAccessId: 'GOOG1EXAMPLE', hmacSecret: 's', endpoint: origin },
-      }),
-    ],
-    [
-      'azure',
-      (origin) => ({
-        kind: 'azure',
-        credentials: { connectionString: `${keyed};BlobEndpoint=${origin}/acct` },
-      }),
-    ],
-  ];
-  for (const [kind, make] of kinds) {
-    test(`${kind}: 301, 302, 303, 307 and 308 to loopback are 422 with no connection`, async () => {
-      for (const [status, origin] of origins) {
-        const before = trap.accepted;
-        const response = await presso.request('/1.0/connectors', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ bucket: 'out', ...make(origin) }),
-        });
-        await assertErrorBody(response, 422);
-        assert.equal(trap.accepted, before, `${kind}, ${status}: a connection reached the loopback listener`);
-      }
-    });
-  }
-});
-
-describe('connector endpoints: a GCS upload session on another origin is refused', () => {
-  const scratch = useScratch('presso-gcs-session-');
-
-  test('even where the guard allows the address, the 9 MiB upload is not sent to the session URL', async () => {
-    const trap = await startTrap();
-    // The API endpoint answers the session request with a location on another origin (the trap, via localhost).
-    const api = createServer((request, response) => {
-      request.resume();
-      request.on('end', () =>
-        response.writeHead(200, { location: `http://localhost:${trap.port}/upload?upload_id=1` }).end(),
-      );
-    });
-    await new Promise<void>((ok) => api.listen(0, '127.0.0.1', ok));
-    const file = join(scratch(), 'large.bin');
-    await writeFile(file, Buffer.alloc(9 * 1024 ** 2, 1));
-    const agents = new GuardedAgents(compileAllowList(['127.0.0.0/8', '::1/128']), 10_000);
-    const store = openStore(
-      'gcs',
-      {
-        serviceAccount: SERVICE_ACCOUNT,
-        apiEndpoint: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
-      },
-      agents,
-    );
-    try {
-      await assert.rejects(
-        store.write(
-          {
-            bucket: 'out',
-            region: undefined,
-            key: 'large.bin',
-            contentType: 'application/octet-stream',
-            acl: undefined,
-            storageClass: undefined,
-            metadata: {},
-            headers: {},
-            tags: {},
-          },
-          file,
-        ),
-        (error: unknown) =>
-          error instanceof StoreError && /upload session is not on the API endpoint/.test(error.message),
-      );
-      assert.equal(trap.accepted, 0, 'the upload went to the session URL');
-    } finally {
-      agents.destroy();
-      await new Promise((ok) => api.close(ok));
-      await trap.close();
-    }
-  });
 });

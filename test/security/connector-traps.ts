@@ -1,9 +1,11 @@
 /**
  * Listeners that count what reaches them, for the connector endpoint tests: a trap on every local address
  * (dual-stack `::`, so 127.0.0.1, ::1, 127.0.0.2 and 0.0.0.0 on its port all land there) that answers 403 and
- * hangs up, a counting TCP proxy in front of a store server, the host names /etc/hosts maps to loopback, and
- * a recorder of every client socket the process opens (node:diagnostics_channel `net.client.socket`).
+ * hangs up, a counting TCP proxy in front of a store server, the host names /etc/hosts maps to loopback, a
+ * recorder of every client socket the process opens (node:diagnostics_channel `net.client.socket`), and the
+ * well-formed credentials the hostile cases are built on.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -96,4 +98,26 @@ export async function socketsOpenedBy(work: () => Promise<unknown>): Promise<obj
     unsubscribe('net.client.socket', onSocket);
   }
   return opened.filter((socket) => !proxySockets.has(socket));
+}
+
+/** Well-formed credentials of each kind (none is valid anywhere): the cases change one field of them. */
+export const S3_KEYS = {
+  accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+};
+export const AZURE_KEY = Buffer.alloc(64, 7).toString('base64');
+export const AZURE_KEYED = `DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=${AZURE_KEY}`;
+export const SERVICE_ACCOUNT = {
+  client_email: 'presso@example.iam.gserviceaccount.com',
+  private_key: generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString(),
+};
+
+/** The body of a POST /1.0/connectors, less the bucket (`out` unless given). */
+export interface Hostile {
+  kind: string;
+  credentials: Record<string, unknown>;
+  region?: string;
+  bucket?: string;
 }
