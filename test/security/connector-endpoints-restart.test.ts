@@ -1,17 +1,19 @@
 /**
  * Connector endpoints are judged at every connection, not once (finding 6), through the API. Connectors of
- * every kind are created while loopback is allow-listed (the store servers run there), each behind a proxy
- * that counts connections; every socket the SDKs open doing so must be one the guarded agents opened, also
- * for hosts the service fixes (Google's token endpoint, R2's). The app then restarts over the same data
- * directory with the default guard: `/test` and a delivery are a 422 naming the setting, and no connection
- * reaches any store server.
+ * every kind are created, tested and delivered to while loopback is allow-listed (the store servers run there),
+ * each behind a proxy that counts connections; every socket the SDKs open doing so (probes, single, multipart,
+ * block and resumable uploads) must be one the guarded agents opened, also for hosts the service fixes
+ * (Google's token endpoint, R2's). The app then restarts over the same data directory with the default guard:
+ * `/test` and a delivery are a 422 naming the setting, and no connection reaches any store server.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BlobServiceClient } from '@azure/storage-blob';
+import sharp from 'sharp';
 import { isGuardedSocket } from '../../src/outbound/guarded-agents.ts';
 import { assertErrorBody } from '../api/helpers.ts';
 import { corpus } from '../support/corpus.ts';
@@ -106,6 +108,13 @@ describe('connector endpoints are checked at every connection, with the allow-li
       process: copyInput,
     });
     key = first.key;
+    const photo = await readFile(corpus.palettePng);
+    // 9.7 MB of noise that PNG cannot shrink: past S3's 8 MiB part, Azure's 4 MiB block, GCS's 8 MiB request.
+    const large = await sharp(randomBytes(1800 * 1800 * 3), {
+      raw: { width: 1800, height: 1800, channels: 3 },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     for (const [name, kind, credentials, field] of connectors()) {
       let status = 0;
       let id = '';
@@ -126,6 +135,20 @@ describe('connector endpoints are checked at every connection, with the allow-li
         (await post(first, `/1.0/connectors/${id}/test`, { bucket: 'out', region: REGION[kind] })).status,
         200,
       );
+      // Deliveries: a small output, and one past a part, a block and the single-request limit for the
+      // SDKs' multipart, block and resumable uploads.
+      for (const [size, file] of [
+        ['small', photo],
+        ...(['s3', 'gcs', 'azure'].includes(name) ? [['9 MB', large] as const] : []),
+      ] as const) {
+        let delivered = 0;
+        const store = { id, bucket: 'out', region: REGION[kind], path: `${name}/` };
+        const sockets = await socketsOpenedBy(async () => {
+          delivered = (await first!.upload(file, { store })).status;
+        });
+        assert.equal(delivered, 200, `${name}: ${size} delivery`);
+        record(`${name}: ${size} delivery`, sockets);
+      }
     }
     // Hosts the service fixes: Google's token endpoint (no apiEndpoint), R2's account host. Unreachable here
     // or refusing these credentials, either way a 422, and what was dialled went through the guard.
