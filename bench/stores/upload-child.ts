@@ -7,6 +7,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { Storage } from '@google-cloud/storage';
+import { compileAllowList } from '../../src/outbound/address-guard.ts';
+import { GuardedAgents } from '../../src/outbound/guarded-agents.ts';
 import type { StoreKind } from '../../src/stores/external-store.ts';
 import { openStore } from '../../src/stores/open-store.ts';
 
@@ -31,6 +33,8 @@ if (way === 'presso') {
     kind === 's3'
       ? { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', endpoint: settings.endpoint }
       : (settings as Record<string, unknown>),
+    // The servers listen on loopback: the guard allows it here, as PRESSO_OUTBOUND_ALLOW would.
+    new GuardedAgents(compileAllowList(['127.0.0.0/8']), 10_000),
   );
   await store.write(
     {

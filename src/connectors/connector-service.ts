@@ -1,18 +1,22 @@
 /**
  * Connectors: an account's store credentials, checked by a probe write before they are kept, encrypted at
  * rest, shown afterwards only as a masked hint, and used to deliver job outputs (OutputDestinations).
+ *
+ * Every use (the probe at creation, `/test`, each delivery) opens the store with fresh guarded agents, so each
+ * connection is judged by the address guard when it is made, with the allow-list in force then: a connector
+ * whose endpoint now resolves to a refused address, or that an allow-list no longer covers, stops working.
  */
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, StoreWriteError, ValidationError } from '../errors/catalog.ts';
+import { type FieldError, NotFoundError, StoreWriteError, ValidationError } from '../errors/catalog.ts';
 import type { OutputDestinations } from '../jobs/output-destinations.ts';
-import type { OutboundClient } from '../outbound/outbound-client.ts';
-import { STORE_KINDS, StoreError, type StoreKind } from '../stores/external-store.ts';
+import type { GuardedAgents } from '../outbound/guarded-agents.ts';
+import { type ExternalStore, STORE_KINDS, StoreError, type StoreKind } from '../stores/external-store.ts';
 import { openStore } from '../stores/open-store.ts';
-import { checkStore } from '../stores/store-rules.ts';
+import { checkProbeTarget, checkStore } from '../stores/store-rules.ts';
 import { compile, toFieldErrors } from '../validation/schema-validator.ts';
 import type { ConnectorRecord, ConnectorStore } from './connector-store.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
-import { CREDENTIAL_SCHEMAS, credentialHint, customEndpoint } from './credentials.ts';
+import { CREDENTIAL_SCHEMAS, credentialHint, credentialProblems } from './credentials.ts';
 
 export interface ConnectorView {
   id: string;
@@ -36,12 +40,13 @@ const validators = Object.fromEntries(STORE_KINDS.map((kind) => [kind, compile(C
 export class ConnectorService implements OutputDestinations {
   readonly #store: ConnectorStore;
   readonly #cipher: CredentialCipher;
-  readonly #outbound: Pick<OutboundClient, 'checkUrl'>;
+  readonly #agents: () => GuardedAgents;
 
-  constructor(store: ConnectorStore, cipher: CredentialCipher, outbound: Pick<OutboundClient, 'checkUrl'>) {
+  /** `agents` makes a fresh pair of guarded agents (GuardedOutboundClient.agents) for each use of a store. */
+  constructor(store: ConnectorStore, cipher: CredentialCipher, agents: () => GuardedAgents) {
     this.#store = store;
     this.#cipher = cipher;
-    this.#outbound = outbound;
+    this.#agents = agents;
   }
 
   async create(accountId: string, input: NewConnector): Promise<ConnectorView> {
@@ -51,7 +56,11 @@ export class ConnectorService implements OutputDestinations {
     const validate = validators[kind]!;
     if (!validate(input.credentials))
       throw new ValidationError(toFieldErrors(validate.errors, 'credentials'));
-    await this.#checkEndpoint(input.credentials);
+    const problems = [
+      ...credentialProblems(kind, input.credentials),
+      ...checkProbeTarget(input.bucket, input.region),
+    ];
+    if (problems.length > 0) throw new ValidationError(problems);
     await this.#probe(kind, input.credentials, input.bucket, input.region);
     const id = `con_${randomUUID().replaceAll('-', '')}`;
     const record: ConnectorRecord = {
@@ -78,6 +87,8 @@ export class ConnectorService implements OutputDestinations {
   /** Writes and deletes a probe object with a stored connector's credentials. */
   async test(accountId: string, id: string, bucket: string, region: string | undefined): Promise<void> {
     const { record, credentials } = await this.#open(accountId, id, 'id');
+    const problems = checkProbeTarget(bucket, region);
+    if (problems.length > 0) throw new ValidationError(problems);
     await this.#probe(record.kind, credentials, bucket, region);
   }
 
@@ -100,10 +111,16 @@ export class ConnectorService implements OutputDestinations {
     const { errors, target } = checkStore(record.kind, store, { name: file.name, contentType: file.mime });
     if (target === undefined) throw new ValidationError(errors);
     try {
-      return await openStore(record.kind, credentials).write(target, file.path, signal);
+      return await this.#use(record.kind, credentials, (s) => s.write(target, file.path, signal));
     } catch (error) {
-      if (error instanceof StoreError) throw new StoreWriteError(error.message, error);
-      throw error;
+      if (!(error instanceof StoreError)) throw error;
+      // A connector whose address the guard refuses is the request's to fix (422), not the store's failure.
+      if (error.reason === 'refused')
+        throw ValidationError.field(
+          error.steeredBy === 'region' ? 'store.region' : 'store.id',
+          error.message,
+        );
+      throw new StoreWriteError(error.message, error);
     }
   }
 
@@ -117,10 +134,18 @@ export class ConnectorService implements OutputDestinations {
     return { record, credentials };
   }
 
-  /** A custom endpoint must pass the outbound address guard, like any URL the service is asked to reach. */
-  async #checkEndpoint(credentials: Record<string, unknown>): Promise<void> {
-    const endpoint = customEndpoint(credentials);
-    if (endpoint !== undefined) await this.#outbound.checkUrl(endpoint, 'credentials.endpoint');
+  /** Opens the store with fresh guarded agents for one piece of work, and closes their sockets after it. */
+  async #use<T>(
+    kind: StoreKind,
+    credentials: Record<string, unknown>,
+    work: (store: ExternalStore) => Promise<T>,
+  ): Promise<T> {
+    const agents = this.#agents();
+    try {
+      return await work(openStore(kind, credentials, agents));
+    } finally {
+      agents.destroy();
+    }
   }
 
   async #probe(
@@ -130,18 +155,26 @@ export class ConnectorService implements OutputDestinations {
     region: string | undefined,
   ) {
     try {
-      await openStore(kind, credentials).probe(bucket, region);
+      await this.#use(kind, credentials, (store) => store.probe(bucket, region));
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
-      const field =
-        error.reason === 'bucket'
-          ? 'bucket'
-          : error.reason === 'unreachable'
-            ? 'credentials.endpoint'
-            : 'credentials';
-      throw new ValidationError([{ field, message: `The probe write failed: ${error.message}` }]);
+      throw new ValidationError([probeError(error)]);
     }
   }
+}
+
+/** A failed probe as the 422 entry on the field at fault: the setting that steered the host, or by reason. */
+function probeError(error: StoreError): FieldError {
+  const message = `The probe write failed: ${error.message}`;
+  if (error.steeredBy === 'region') return { field: 'region', message };
+  if (
+    error.steeredBy !== undefined &&
+    (error.reason === 'refused' || error.reason === 'unreachable' || error.reason === 'credentials')
+  )
+    return { field: `credentials.${error.steeredBy}`, message };
+  if (error.reason === 'bucket') return { field: 'bucket', message };
+  if (error.reason === 'unreachable') return { field: 'credentials.endpoint', message };
+  return { field: 'credentials', message };
 }
 
 function view(record: ConnectorRecord): ConnectorView {

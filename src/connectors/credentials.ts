@@ -1,17 +1,23 @@
 /**
- * What a connector of each kind holds, as JSON Schemas (the REST API's and the CLI's input), and the masked
- * hint shown instead of them once stored. Every S3-family kind also takes `endpoint` (an S3-compatible server
- * of the operator's own; the tests point it at their S3 server); GCS takes `apiEndpoint` the same way.
+ * What a connector of each kind holds, as JSON Schemas (the REST API's and the CLI's input), the shapes of the
+ * fields a host is built from, and the masked hint shown instead of them once stored. Every S3-family kind also
+ * takes `endpoint` (an S3-compatible server of the operator's own; the tests point it at their S3 server); GCS
+ * takes `apiEndpoint` the same way.
  */
 import { type TSchema, Type } from 'typebox';
+import type { FieldError } from '../errors/catalog.ts';
+import { AzureCredentialsError, azureEndpoint } from '../stores/azure-connection-string.ts';
 import type { StoreKind } from '../stores/external-store.ts';
+import { endpointProblem, isDnsLabel } from '../stores/name-rules.ts';
 
 const str = (description: string) => Type.String({ minLength: 1, maxLength: 8192, description });
 const endpoint = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2048,
-    description: 'API endpoint override (checked by the outbound address guard)',
+    description:
+      'API endpoint override: an http(s) URL without user, query or fragment; every connection to it passes ' +
+      'the outbound address guard',
   }),
 );
 
@@ -22,7 +28,7 @@ export const CREDENTIAL_SCHEMAS: Record<StoreKind, TSchema> = {
   ),
   r2: Type.Object(
     {
-      accountId: str('Cloudflare account id'),
+      accountId: str('Cloudflare account id (a DNS label: letters, digits, hyphens)'),
       accessKeyId: str('access key id'),
       secretAccessKey: str('secret access key'),
       endpoint,
@@ -59,12 +65,21 @@ export const CREDENTIAL_SCHEMAS: Record<StoreKind, TSchema> = {
   ]),
   azure: Type.Union([
     Type.Object(
-      { accountName: str('storage account name'), accountKey: str('account key') },
+      {
+        accountName: str('storage account name (3-24 lower-case letters and digits)'),
+        accountKey: str('account key'),
+      },
       { additionalProperties: false },
     ),
-    Type.Object({ connectionString: str('connection string') }, { additionalProperties: false }),
     Type.Object(
-      { accountName: str('storage account name'), sasToken: str('SAS token') },
+      { connectionString: str('connection string: known Key=Value elements, each once') },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        accountName: str('storage account name (3-24 lower-case letters and digits)'),
+        sasToken: str('SAS token'),
+      },
       { additionalProperties: false },
     ),
   ]),
@@ -80,20 +95,42 @@ export function credentialHint(kind: StoreKind, credentials: Record<string, unkn
             '',
         )
       : kind === 'azure'
-        ? String(
-            credentials.accountName ??
-              /AccountName=([^;]+)/.exec(String(credentials.connectionString ?? ''))?.[1] ??
-              '',
-          )
+        ? azureAccount(credentials)
         : String(credentials.accessKeyId ?? credentials.keyId ?? credentials.key ?? '');
   if ((kind === 'gcs' && credentials.serviceAccount !== undefined) || kind === 'azure') return id; // not secrets
   return id.length <= 8 ? '…' : `${id.slice(0, 4)}…${id.slice(-4)}`;
 }
 
-/** The endpoint a connector's credentials override, if any: checked against the outbound address guard. */
-export function customEndpoint(credentials: Record<string, unknown>): string | undefined {
-  const value = credentials.endpoint ?? credentials.apiEndpoint;
-  if (typeof value === 'string') return value;
-  const blob = /BlobEndpoint=([^;]+)/.exec(String(credentials.connectionString ?? ''))?.[1];
-  return blob;
+function azureAccount(credentials: Record<string, unknown>): string {
+  try {
+    return azureEndpoint(credentials).accountName;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The credential fields a host is built from, checked to be what they name (the schema checked the types):
+ * endpoints are plain http(s) URLs, R2's account id a DNS label, Azure's account name an account name and its
+ * connection string one strictly parsed. A first layer: every connection is still judged by the address guard.
+ */
+export function credentialProblems(kind: StoreKind, credentials: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  const fail = (field: string, message: string) => errors.push({ field: `credentials.${field}`, message });
+  for (const field of ['endpoint', 'apiEndpoint']) {
+    const value = credentials[field];
+    const problem = typeof value === 'string' ? endpointProblem(value) : undefined;
+    if (problem !== undefined) fail(field, problem);
+  }
+  if (kind === 'r2' && !isDnsLabel(String(credentials.accountId)))
+    fail('accountId', 'must be the Cloudflare account id (letters, digits, hyphens), not a host or URL');
+  if (kind === 'azure') {
+    try {
+      azureEndpoint(credentials);
+    } catch (error) {
+      if (!(error instanceof AzureCredentialsError)) throw error;
+      fail(error.field, error.message.slice(error.field.length + 1));
+    }
+  }
+  return errors;
 }

@@ -1,4 +1,4 @@
-/** Outbound requests (fetch sources, webhooks): the address guard's exceptions, time-outs, and who we say we are. */
+/** Outbound requests (fetch sources, webhooks, store connectors): the address guard's exceptions, time-outs, and who we say we are. */
 import { duration, int, type Loaded, list, section, str } from '../config/env.ts';
 import { parseCidr } from './address-guard.ts';
 
@@ -6,7 +6,7 @@ export const outboundConfig = section({
   allowCidrs: list('PRESSO_OUTBOUND_ALLOW', {
     default: [],
     check: (item) => (parseCidr(item) ? undefined : 'has an invalid address or CIDR'),
-    doc: 'CIDRs that fetch and webhooks may reach despite the private-address guard',
+    doc: 'CIDRs that fetch, webhooks and store connectors may reach despite the private-address guard',
   }),
   connectTimeoutMs: duration('PRESSO_FETCH_CONNECT_TIMEOUT', {
     default: 10_000,

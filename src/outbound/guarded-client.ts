@@ -16,6 +16,7 @@ import { Agent, request } from 'undici';
 import { PayloadTooLargeError, PressoError, UpstreamError, ValidationError } from '../errors/catalog.ts';
 import type { ParsedCidr } from './address-guard.ts';
 import { addressRefusal, compileAllowList } from './address-guard.ts';
+import { GuardedAgents } from './guarded-agents.ts';
 import { AddressRefusedError, createGuardedConnector, unbracket } from './guarded-connector.ts';
 import type {
   DownloadRequest,
@@ -59,6 +60,11 @@ export class GuardedOutboundClient implements OutboundClient {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
+  }
+
+  /** Node agents under the same guard and allow-list, for SDKs with an HTTP stack of their own (object stores). */
+  agents(): GuardedAgents {
+    return new GuardedAgents(this.#allow, this.#options.connectTimeoutMs);
   }
 
   async checkUrl(url: string, field: string): Promise<void> {

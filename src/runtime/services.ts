@@ -92,7 +92,8 @@ export function buildServices(
   const connectors = new ConnectorService(
     backends.connectorStore,
     new CredentialCipher(backends.connectorKey),
-    outbound,
+    // Fresh guarded agents for each use of a store: the address guard at every connection (guarded-agents.ts).
+    () => outbound.agents(),
   );
   const jobs = new JobService(
     { store: jobStore, queue, events, files, outbound, usage: accounts, logger, destinations: connectors },

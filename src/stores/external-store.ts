@@ -2,7 +2,7 @@
  * A caller's own bucket, written through a connector: the output goes there instead of temporary storage.
  * One implementation per provider API (S3-compatible with presets for S3, R2, B2 and Spaces; Google Cloud
  * Storage; Azure Blob Storage). Stores know nothing of HTTP, accounts or jobs: they get credentials, a target
- * and a local file.
+ * and a local file, and the guarded agents every connection of theirs goes through (src/outbound/guarded-agents.ts).
  */
 
 export const STORE_KINDS = ['s3', 'gcs', 'r2', 'b2', 'spaces', 'azure'] as const;
@@ -32,14 +32,36 @@ export interface ExternalStore {
   probe(bucket: string, region: string | undefined): Promise<void>;
 }
 
+/**
+ * The setting a store's host comes from: a credential field, or the bucket's region (B2, Spaces and S3 put it
+ * in the host name). Undefined for hosts the service fixes (Google's, S3 with a region the SDK checks).
+ */
+export type HostSetting =
+  | 'endpoint'
+  | 'apiEndpoint'
+  | 'accountId'
+  | 'accountName'
+  | 'connectionString'
+  | 'region'
+  | undefined;
+
 /** A write or probe failure: names the store and says why, never with a credential in it. */
 export class StoreError extends Error {
-  readonly reason: 'credentials' | 'bucket' | 'permission' | 'unreachable' | 'other';
+  readonly reason: 'credentials' | 'bucket' | 'permission' | 'unreachable' | 'refused' | 'other';
+  /** With `refused`: the setting that pointed the store at the refused address. */
+  readonly steeredBy: HostSetting;
 
-  constructor(kind: StoreKind, reason: StoreError['reason'], detail: string, cause?: unknown) {
+  constructor(
+    kind: StoreKind,
+    reason: StoreError['reason'],
+    detail: string,
+    cause?: unknown,
+    steeredBy?: HostSetting,
+  ) {
     super(`The ${STORE_NAMES[kind]} store ${REASONS[reason]}: ${detail}`, { cause });
     this.name = 'StoreError';
     this.reason = reason;
+    this.steeredBy = steeredBy;
   }
 }
 
@@ -57,5 +79,6 @@ const REASONS: Record<StoreError['reason'], string> = {
   bucket: 'has no such bucket',
   permission: 'denied the write',
   unreachable: 'could not be reached',
+  refused: 'is at an address the service may not connect to',
   other: 'failed the write',
 };

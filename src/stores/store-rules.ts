@@ -7,6 +7,7 @@
 import { posix } from 'node:path';
 import type { FieldError } from '../errors/catalog.ts';
 import type { StoreKind, StoreTarget } from './external-store.ts';
+import { BUCKET, REGION } from './name-rules.ts';
 
 interface KindRules {
   region: 'required' | 'refused';
@@ -92,8 +93,6 @@ export const STORE_RULES: Record<StoreKind, KindRules> = {
   },
 };
 
-const BUCKET = /^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/;
-const REGION = /^[a-z0-9-]{2,40}$/;
 const MAX_ENTRIES = 50;
 
 /** The request's `store` object (schema-checked: strings and string maps) and the output's name and type. */
@@ -164,6 +163,21 @@ export function checkStore(
       tags: Object.fromEntries(tags),
     },
   };
+}
+
+/**
+ * The bucket and region a connector's probe writes to (creating or testing a connector): names, as in `store`,
+ * since the S3-family stores put them in a host name or path.
+ */
+export function checkProbeTarget(bucket: string, region: string | undefined): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!BUCKET.test(bucket)) errors.push({ field: 'bucket', message: 'is not a valid bucket name' });
+  if (region !== undefined && !REGION.test(region))
+    errors.push({
+      field: 'region',
+      message: 'is not a valid region name (lower-case letters, digits, hyphens)',
+    });
+  return errors;
 }
 
 /** Azure takes `container` or `bucket` (decisions.md): both only when they agree. */

@@ -1,7 +1,8 @@
 /**
  * The ExternalStore contract against real protocol servers started here: the S3-compatible store with each
- * of its presets (S3, R2, B2, Spaces) on s3rver, Azure on Azurite, and Google Cloud Storage through the
- * official SDK on the JSON-API test server. Objects are read back with each provider's own SDK.
+ * of its presets (S3, R2, B2, Spaces) on s3rver, Azure on Azurite, and Google Cloud Storage on the JSON-API
+ * test server. Objects are read back with each provider's own SDK. The stores connect through guarded agents
+ * that allow loopback, where the servers listen.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import {
@@ -13,6 +14,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { Storage } from '@google-cloud/storage';
+import { compileAllowList } from '../../src/outbound/address-guard.ts';
+import { GuardedAgents } from '../../src/outbound/guarded-agents.ts';
 import { openStore } from '../../src/stores/open-store.ts';
 import { externalStoreContract } from '../contracts/external-store.contract.ts';
 import { startFakeGcs } from '../support/fake-gcs.ts';
@@ -25,6 +28,8 @@ const S3_CREDENTIALS: Record<string, Record<string, string>> = {
   b2: { keyId: 'S3RVER', applicationKey: 'S3RVER' },
   spaces: { key: 'S3RVER', secret: 'S3RVER' },
 };
+const loopbackAgents = () => new GuardedAgents(compileAllowList(['127.0.0.0/8']), 10_000);
+
 const REGIONS: Record<string, string | undefined> = {
   s3: 'eu-west-1',
   r2: undefined,
@@ -44,7 +49,7 @@ for (const name of ['s3', 'r2', 'b2', 'spaces', 'gcs-hmac'] as const) {
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
     return {
-      store: openStore(kind, { ...S3_CREDENTIALS[name], endpoint: server.endpoint }),
+      store: openStore(kind, { ...S3_CREDENTIALS[name], endpoint: server.endpoint }, loopbackAgents()),
       bucket: 'out',
       region: REGIONS[name],
       capabilities: { tags: kind === 's3', storageClass: kind === 's3' },
@@ -83,7 +88,7 @@ externalStoreContract('azure', async () => {
   const service = BlobServiceClient.fromConnectionString(server.connectionString);
   await service.getContainerClient('out').create();
   return {
-    store: openStore('azure', { connectionString: server.connectionString }),
+    store: openStore('azure', { connectionString: server.connectionString }, loopbackAgents()),
     bucket: 'out',
     region: undefined,
     capabilities: { tags: false, storageClass: false },
@@ -118,7 +123,7 @@ externalStoreContract('gcs', async () => {
   };
   const reader = new Storage({ apiEndpoint: server.url, projectId: 'presso-test' });
   return {
-    store: openStore('gcs', { serviceAccount, apiEndpoint: server.url }),
+    store: openStore('gcs', { serviceAccount, apiEndpoint: server.url }, loopbackAgents()),
     bucket: 'out',
     region: undefined,
     capabilities: { tags: false, storageClass: false, acl: 'publicRead' },

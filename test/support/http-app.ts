@@ -90,9 +90,15 @@ async function inject(
 }
 
 export async function buildTestApp(
-  options: { env?: Record<string, string>; process?: ProcessFn; processors?: Processor[] } = {},
+  options: {
+    env?: Record<string, string>;
+    process?: ProcessFn;
+    processors?: Processor[];
+    /** An existing data directory to start over (a restart); the caller removes it. */
+    dataDir?: string;
+  } = {},
 ): Promise<TestApp> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'presso-http-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'presso-http-')));
   const config = loadConfig({
     PRESSO_DATA_DIR: dataDir,
     PRESSO_PUBLIC_URL: TEST_PUBLIC_URL,
@@ -137,7 +143,7 @@ export async function buildTestApp(
     async close() {
       await app.close();
       await services.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
   return testApp;

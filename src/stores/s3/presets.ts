@@ -2,7 +2,11 @@
  * R2, B2 and Spaces speak the S3 API: each is a preset of the one S3-compatible store (s3-store.ts), that
  * is its endpoint, its public URL form, and whether it has per-object ACLs. Every preset takes an `endpoint`
  * override (S3-compatible gateways, and the tests' S3 server), which switches to path-style addressing.
+ * The values a preset puts in a host name (R2's account id, the region) are checked to be names first.
  */
+import type { HostSetting } from '../external-store.ts';
+import { endpointProblem, isDnsLabel, REGION, trimTrailingSlashes } from '../name-rules.ts';
+
 /** The S3 API's users: S3 and its presets, and GCS with HMAC keys (its XML API is S3-compatible). */
 export type S3Family = 's3' | 'r2' | 'b2' | 'spaces' | 'gcs';
 
@@ -66,6 +70,29 @@ export const S3_PRESETS: Record<S3Family, S3Preset> = {
   },
 };
 
+/**
+ * Why these credentials cannot make an endpoint, and the setting at fault: an endpoint that is not a plain
+ * http(s) URL, an R2 account id or a region that is not a name (`127.0.0.1:80/x`, `x@host` would change the host).
+ */
+export function credentialsProblem(
+  family: S3Family,
+  credentials: S3Credentials,
+  region: string | undefined,
+): { message: string; setting: HostSetting } | undefined {
+  if (credentials.endpoint !== undefined) {
+    const problem = endpointProblem(credentials.endpoint);
+    return problem === undefined ? undefined : { message: `endpoint ${problem}`, setting: 'endpoint' };
+  }
+  if (family === 'r2' && !isDnsLabel(credentials.accountId ?? ''))
+    return { message: 'accountId must be the account id (letters, digits, hyphens)', setting: 'accountId' };
+  if (region !== undefined && !REGION.test(region))
+    return {
+      message: 'region must be a region name (lower-case letters, digits, hyphens)',
+      setting: 'region',
+    };
+  return undefined;
+}
+
 /** With an endpoint override, the URL is path-style on that endpoint. */
 export function objectUrl(
   family: S3Family,
@@ -75,6 +102,6 @@ export function objectUrl(
   key: string,
 ) {
   if (credentials.endpoint !== undefined)
-    return `${credentials.endpoint.replace(/\/+$/, '')}/${bucket}/${encodeKey(key)}`;
+    return `${trimTrailingSlashes(credentials.endpoint)}/${bucket}/${encodeKey(key)}`;
   return S3_PRESETS[family].url(credentials, bucket, region, key);
 }

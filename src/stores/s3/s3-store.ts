@@ -1,7 +1,9 @@
 /**
  * The S3-compatible store (AWS S3, and R2, B2, Spaces and GCS with HMAC keys through their presets): the AWS SDK v3 client,
  * with lib-storage's multipart upload streaming the file in 8 MiB parts (two in flight), so memory does not
- * grow with the file. The ACL is sent on the PutObject itself (never a separate PutObjectAcl call).
+ * grow with the file. The ACL is sent on the PutObject itself (never a separate PutObjectAcl call). Every
+ * connection goes through the guarded agents (the SDK's Node handler is given them), whatever URL the SDK's
+ * endpoint rules resolve.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -13,21 +15,27 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { type ExternalStore, StoreError, type StoreTarget } from '../external-store.ts';
-import { objectUrl, S3_PRESETS, type S3Credentials, type S3Family } from './presets.ts';
+import type { GuardedAgents } from '../../outbound/guarded-agents.ts';
+import { type ExternalStore, type HostSetting, StoreError, type StoreTarget } from '../external-store.ts';
+import { credentialsProblem, objectUrl, S3_PRESETS, type S3Credentials, type S3Family } from './presets.ts';
 
 const PART_BYTES = 8 * 1024 ** 2;
 
 export class S3Store implements ExternalStore {
   readonly kind: S3Family;
   readonly #credentials: S3Credentials;
+  readonly #agents: GuardedAgents;
 
-  constructor(kind: S3Family, credentials: S3Credentials) {
+  constructor(kind: S3Family, credentials: S3Credentials, agents: GuardedAgents) {
     this.kind = kind;
     this.#credentials = credentials;
+    this.#agents = agents;
   }
 
   #client(region: string | undefined): S3Client {
+    const problem = credentialsProblem(this.kind, this.#credentials, region);
+    if (problem !== undefined)
+      throw new StoreError(this.kind, 'credentials', problem.message, undefined, problem.setting);
     const preset = S3_PRESETS[this.kind];
     const endpoint = preset.endpoint(this.#credentials, region);
     const config: S3ClientConfig = {
@@ -40,6 +48,12 @@ export class S3Store implements ExternalStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
+      // The SDK's Node handler with the guarded agents: no socket is opened without the address guard.
+      requestHandler: {
+        httpAgent: this.#agents.http,
+        httpsAgent: this.#agents.https,
+        connectionTimeout: this.#agents.connectTimeoutMs,
+      },
     };
     if (endpoint !== undefined) {
       config.endpoint = endpoint;
@@ -116,8 +130,20 @@ export class S3Store implements ExternalStore {
     }
   }
 
+  /** The setting the host comes from: the endpoint override, R2's account id, or the region in the host. */
+  #hostSetting(): HostSetting {
+    if (this.#credentials.endpoint !== undefined) return 'endpoint';
+    if (this.kind === 'r2') return 'accountId';
+    return this.kind === 'gcs' ? undefined : 'region';
+  }
+
   /** The SDK's error names mapped to a reason; its message never carries the secret. */
   #failure(error: unknown): StoreError {
+    // The guard's refusal first: the SDK reports it wrapped, or as the failure of its last retry.
+    const refusal = this.#agents.refusal;
+    if (refusal !== undefined)
+      return new StoreError(this.kind, 'refused', refusal.message, error, this.#hostSetting());
+    if (error instanceof StoreError) return error;
     const name = (error as { name?: string; Code?: string })?.name ?? '';
     const message = String((error as Error)?.message ?? error).slice(0, 300);
     if (/InvalidAccessKeyId|SignatureDoesNotMatch|InvalidToken|Unauthorized/.test(name)) {
@@ -128,7 +154,7 @@ export class S3Store implements ExternalStore {
       return new StoreError(this.kind, 'permission', message, error);
     const code = (error as { code?: string })?.code ?? '';
     if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|ECONNRESET/.test(code + name + message)) {
-      return new StoreError(this.kind, 'unreachable', message, error);
+      return new StoreError(this.kind, 'unreachable', message, error, this.#hostSetting());
     }
     return new StoreError(this.kind, 'other', message, error);
   }
