@@ -125,6 +125,20 @@ describe('archive passwords through the API', () => {
     });
   }
 
+  test('a password is one line: a line break or NUL in it is a 422 on archive.password', async () => {
+    for (const password of [`${PASSWORD}\n${WRONG}`, `${PASSWORD}\r`, `a\u0000b`]) {
+      const response = await presso.upload(
+        inputs['aes.zip']!,
+        { archive: { password } },
+        undefined,
+        'aes.zip',
+      );
+      const body = await assertErrorBody(response, 422);
+      const errors = body.errors as { field: string }[] | undefined;
+      assert.equal(errors?.[0]?.field, 'archive.password', JSON.stringify(body));
+    }
+  });
+
   test('no tool had the password on its command line', async () => {
     // Runs after the tests above (a file's tests run in order): every path, right and wrong passwords.
     const calls = readFileSync(argvLog, 'utf8').split('\n').filter(Boolean);
