@@ -33,6 +33,9 @@ interface Found {
  */
 const matchKey = (path: string) => pathKey(path.replaceAll('\\', '/'));
 
+/** lstat calls in flight at once: one at a time took 2-4 s for 50,000 members, the listing's limit. */
+const INSPECTED_AT_ONCE = 64;
+
 const KINDS: Record<MemberType, NonNullable<TreeNode>['kind']> = {
   file: 'file',
   hardlink: 'file',
@@ -48,21 +51,29 @@ export async function checkUnpackedTree(folder: string, members: Member[]): Prom
   const folders = [''];
   while (folders.length > 0) {
     const dir = folders.pop()!;
-    for (const name of await readdir(onDisk(folder, dir), { encoding: 'buffer' }).catch(unreadable(dir))) {
-      const rel = dir === '' ? name.toString('latin1') : `${dir}/${name.toString('latin1')}`;
+    const names = await readdir(onDisk(folder, dir), { encoding: 'buffer' }).catch(unreadable(dir));
+    const rels = names.map((name) => (dir === '' ? '' : `${dir}/`) + name.toString('latin1'));
+    // Every name is checked against the listing before any is inspected: an unlisted one ends the walk.
+    for (const rel of rels) {
       const key = matchKey(rel);
-      const kinds = expected.get(key);
-      if (kinds === undefined) refuse(`it unpacked ${show(rel)}, which its listing does not hold`);
+      if (!expected.has(key)) refuse(`it unpacked ${show(rel)}, which its listing does not hold`);
       if (byMatch.has(key)) refuse(`two members unpacked to the name ${show(rel)}`);
       byMatch.set(key, rel);
-      const entry = await inspect(folder, rel);
-      if (!kinds.has(entry.node.kind)) {
-        refuse(
-          `the member ${show(rel)} was listed as a ${[...kinds].join(' or ')} but unpacked as a ${entry.node.kind}`,
-        );
-      }
-      found.set(rel, entry);
-      if (entry.node.kind === 'folder') folders.push(rel);
+    }
+    for (let i = 0; i < rels.length; i += INSPECTED_AT_ONCE) {
+      const batch = rels.slice(i, i + INSPECTED_AT_ONCE);
+      const entries = await Promise.all(batch.map((rel) => inspect(folder, rel)));
+      batch.forEach((rel, j) => {
+        const entry = entries[j]!;
+        const kinds = expected.get(matchKey(rel))!;
+        if (!kinds.has(entry.node.kind)) {
+          refuse(
+            `the member ${show(rel)} was listed as a ${[...kinds].join(' or ')} but unpacked as a ${entry.node.kind}`,
+          );
+        }
+        found.set(rel, entry);
+        if (entry.node.kind === 'folder') folders.push(rel);
+      });
     }
   }
   for (const member of members) {
