@@ -131,18 +131,18 @@ async function open(
     });
     format = (await isTar(payload)) ? { container: 'tar', compressor: detected.compressor } : detected;
   }
-  const listOptions = { password: params.password, memoryBytes: ctx.limits.toolMemoryBytes };
+  const { password } = params;
+  const memoryBytes = ctx.limits.toolMemoryBytes;
   const container = format.container;
   const members =
     container === 'stream'
       ? [streamMember(request.input.name, (await stat(payload)).size)]
-      : await listMembers(payload, container, run, listOptions);
+      : await listMembers(payload, container, run, { password, memoryBytes });
   await checkMembers(members, request.input.size, ctx.limits, ctx.budget);
   if (members.some((m) => m.encrypted)) {
-    if (listOptions.password === undefined) throw passwordError(undefined);
+    if (password === undefined) throw passwordError(undefined);
     // Every path (re-pack in place, conversion, deep) must see a wrong password, even where nothing is unpacked.
-    if (container !== 'stream')
-      await checkPassword(payload, container, run, { ...listOptions, password: listOptions.password });
+    if (container !== 'stream') await checkPassword(payload, container, run, { password, memoryBytes });
   }
   return { format, payload, members };
 }

@@ -75,11 +75,11 @@ export async function checkPassword(
   archive: string,
   container: ListedContainer,
   run: ToolRun,
-  options: ListOptions & { password: string },
+  options: { password: string; memoryBytes: number },
 ): Promise<void> {
   await runTool('7zz', ['t', '-bd', `-t${container}`, '--', archive], run, {
     label: '7-Zip',
-    stdin: passwordInput(options.password).stdin ?? '',
+    stdin: `${options.password}\n`,
     limits: { memoryBytes: options.memoryBytes },
   }).catch((error: unknown) => {
     throw asPasswordError(error, options.password);
