@@ -2,8 +2,10 @@
  * The archive processor: ZIP, 7z, TAR (plain or gzip/bzip2/xz/zstd-compressed) and single-file gzip,
  * bzip2, xz and zstd streams. Every archive is listed and checked (safety.ts) before any byte is unpacked.
  * A TAR is never re-written unless members change: its stream is decompressed and compressed again harder,
- * so names, owners, times and order stay byte for byte; a ZIP is recompressed in place by advzip. Deep mode
- * and conversions unpack, run each member through its own processor (deep.ts) and pack again (pack.ts).
+ * so names, owners, times and order stay byte for byte; a ZIP is recompressed in place by advzip (one that
+ * holds symbolic links is unpacked first, to check where they lead). Deep mode and conversions unpack, check
+ * the unpacked tree against the listing (tree-check.ts), run each member through its own processor (deep.ts)
+ * and pack again (pack.ts).
  */
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -15,11 +17,12 @@ import type { ToolRun } from '../shared/run-tool.ts';
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
 import { type DeepReport, processMembers } from './deep.ts';
 import { ARCHIVE_FORMATS, type ArchiveFormat, formatName, parseFormat } from './formats.ts';
-import { listMembers, type Member, passwordError } from './listing.ts';
+import { checkPassword, listMembers, type Member, passwordError } from './listing.ts';
 import { describeMembers } from './metadata.ts';
 import { compressStream, packFolder, recompressZip } from './pack.ts';
 import { type ArchiveParams, archiveParamsSchema, resolveArchiveParams } from './params.ts';
 import { checkMembers, type UnpackBudget } from './safety.ts';
+import type { UnpackedTree } from './tree-check.ts';
 import { decompressStream, extract, isTar } from './unpack.ts';
 
 export function createArchiveProcessor(
@@ -71,6 +74,8 @@ async function processArchive(request: ProcessRequest, ctx: Context): Promise<Pr
   if (!params.deep && sameContainer && opened.format.container !== '7z') {
     // Re-compress without unpacking: the TAR or the single stream as it is, or the ZIP in place.
     if (target.container === 'zip') {
+      // A ZIP link's target is in its data: the links are unpacked and checked, the output stays in place.
+      if (opened.members.some((m) => m.type === 'symlink')) await unpackTo(opened, request, params, run, ctx);
       await copyFile(opened.payload, output);
       if (!opened.members.some((m) => m.encrypted)) await recompressZip(output, run, pack);
     } else if (target.compressor === undefined) {
@@ -79,14 +84,13 @@ async function processArchive(request: ProcessRequest, ctx: Context): Promise<Pr
       await compressStream(opened.payload, target.compressor, output, run, pack);
     }
   } else {
-    const folder = join(request.workDir, 'members');
-    await mkdir(folder);
-    const names = await unpackTo(folder, opened, request, params, run, ctx);
-    if (params.deep) deep = await deepen(folder, opened.members, request, params, ctx);
+    const { folder, tree } = await unpackTo(opened, request, params, run, ctx);
+    if (params.deep) deep = await deepen(folder, tree.files, request, params, ctx);
     if (target.container === 'stream') {
-      await compressStream(join(folder, names[0]!), target.compressor!, output, run, pack);
+      await compressStream(join(folder, tree.files[0]!), target.compressor!, output, run, pack);
     } else {
       const container = join(request.workDir, `packed.${target.container}`);
+      const names = tree.packNames;
       await packFolder(folder, names, target.container, target.compressor ? container : output, run, pack);
       if (target.compressor !== undefined)
         await compressStream(container, target.compressor, output, run, pack);
@@ -127,22 +131,28 @@ async function open(
     });
     format = (await isTar(payload)) ? { container: 'tar', compressor: detected.compressor } : detected;
   }
+  const { password } = params;
+  const memoryBytes = ctx.limits.toolMemoryBytes;
+  const container = format.container;
   const members =
-    format.container === 'stream'
+    container === 'stream'
       ? [streamMember(request.input.name, (await stat(payload)).size)]
-      : await listMembers(payload, run, {
-          password: params.password,
-          memoryBytes: ctx.limits.toolMemoryBytes,
-        });
-  checkMembers(members, request.input.size, ctx.limits, ctx.budget);
-  if (params.password === undefined && members.some((m) => m.encrypted)) throw passwordError(undefined);
+      : await listMembers(payload, container, run, { password, memoryBytes });
+  await checkMembers(members, request.input.size, ctx.limits, ctx.budget);
+  if (members.some((m) => m.encrypted)) {
+    if (password === undefined) throw passwordError(undefined);
+    // Every path (re-pack in place, conversion, deep) must see a wrong password, even where nothing is unpacked.
+    if (container !== 'stream') await checkPassword(payload, container, run, { password, memoryBytes });
+  }
   return { format, payload, members };
 }
 
 function streamMember(name: string, size: number): Member {
-  const base = basename(name).replace(/\.(gz|bz2|xz|zst|tgz|tbz2?|txz|tzst)$/i, '') || 'file';
+  const stripped = basename(name).replace(/\.(gz|bz2|xz|zst|tgz|tbz2?|txz|tzst)$/i, '');
+  const base = stripped === '' || stripped === '.' || stripped === '..' ? 'file' : stripped;
   return {
     path: base,
+    bytes: Buffer.from(base).toString('latin1'),
     type: 'file',
     size,
     packedSize: undefined,
@@ -152,37 +162,38 @@ function streamMember(name: string, size: number): Member {
   };
 }
 
+/** Unpacks into `<workDir>/members` and checks what was written against the listing. */
 async function unpackTo(
-  folder: string,
   opened: Opened,
   request: ProcessRequest,
   params: ArchiveParams,
   run: ToolRun,
   ctx: Context,
-): Promise<string[]> {
+): Promise<{ folder: string; tree: UnpackedTree }> {
+  const folder = join(request.workDir, 'members');
+  await mkdir(folder);
   if (opened.format.container === 'stream') {
     const name = opened.members[0]!.path;
     await copyFile(opened.payload, join(folder, name));
-    return [name];
+    return { folder, tree: { files: [name], packNames: [opened.members[0]!.bytes] } };
   }
-  const maxBytes = ctx.limits.maxUnpackedBytes;
-  await extract(opened.payload, opened.format.container, folder, run, {
+  const tree = await extract(opened.payload, opened.format.container, folder, opened.members, run, {
     memoryBytes: ctx.limits.toolMemoryBytes,
-    maxBytes,
+    maxBytes: ctx.limits.maxUnpackedBytes,
     password: params.password,
   });
   request.signal.throwIfAborted();
-  return opened.members.map((m) => m.path);
+  return { folder, tree };
 }
 
 async function deepen(
   folder: string,
-  members: Member[],
+  files: string[],
   request: ProcessRequest,
   params: ArchiveParams,
   ctx: Context,
 ) {
-  return processMembers(folder, members, {
+  return processMembers(folder, files, {
     level: params.compression,
     processorFor: ctx.processorFor,
     maxMemberBytes: ctx.limits.deepMemberBytes,

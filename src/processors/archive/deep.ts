@@ -2,7 +2,8 @@
  * Deep mode: each unpacked member goes through the processor of its kind at the archive's level. A result
  * replaces the member only when it is smaller and in the same format, and the member keeps its time and
  * permissions, so whatever no processor improves stays byte-identical. Archives inside archives are opened
- * by the caller's `nested` (the archive processor itself, one level deeper).
+ * by the caller's `nested` (the archive processor itself, one level deeper). Only the regular files of the
+ * checked tree (tree-check.ts) are visited, each checked again with lstat: no link is ever followed.
  */
 import { copyFile, lstat, mkdir, stat, utimes } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -10,7 +11,6 @@ import { detectFile } from '../../media/detect.ts';
 import type { FileKind } from '../../media/formats.ts';
 import type { DetectedInput, Processor, ProcessRequest } from '../processor.ts';
 import type { ArchiveLevel } from './formats.ts';
-import type { Member } from './listing.ts';
 
 export interface DeepOptions {
   level: ArchiveLevel;
@@ -30,30 +30,31 @@ export interface DeepReport {
   failed: number;
 }
 
+/** A nested archive refused as a bomb, an escape or too deep ends the whole archive. */
 function isRefusal(error: unknown): boolean {
-  return error instanceof Error && /refused before unpacking|nested more than/.test(error.message);
+  return error instanceof Error && /refused (before|after) unpacking|nested more than/.test(error.message);
 }
 
 /** Kinds deep mode passes on; bundles are websites, not members to optimise one by one. */
 const MEMBER_KINDS: readonly FileKind[] = ['image', 'pdf', 'document', 'audio', 'video', 'archive'];
 
+/** `files`: the regular files of the unpacked tree, relative to `folder`. */
 export async function processMembers(
   folder: string,
-  members: Member[],
+  files: string[],
   options: DeepOptions,
 ): Promise<DeepReport> {
   const report: DeepReport = { processed: 0, improved: 0, savedBytes: 0, failed: 0 };
   let index = 0;
-  for (const member of members) {
-    if (member.type !== 'file') continue;
+  for (const file of files) {
     options.signal.throwIfAborted();
-    const path = join(folder, member.path);
+    const path = join(folder, file);
     const before = await lstat(path).catch(() => undefined);
     if (before === undefined || !before.isFile() || before.size === 0 || before.size > options.maxMemberBytes)
       continue;
     const sniffed = await detectFile(path);
     if (sniffed === undefined || !MEMBER_KINDS.includes(sniffed.kind)) continue;
-    let detected: DetectedInput = { ...sniffed, path, name: basename(member.path), size: before.size };
+    let detected: DetectedInput = { ...sniffed, path, name: basename(file), size: before.size };
     let processor = detected.kind === 'archive' ? undefined : options.processorFor(detected.kind);
     if (detected.kind !== 'archive' && processor === undefined) continue;
     const workDir = join(options.workDir, `member-${index++}`);

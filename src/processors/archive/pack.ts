@@ -1,10 +1,15 @@
 /**
- * Writing containers from an unpacked folder: TAR by bsdtar (pax), members in the order of the input's
- * listing; ZIP and 7z by 7-Zip, which orders members by name (ZIP deflate at its strongest setting, then advzip's zopfli at ultra), and
- * the single-stream compressors. No access or creation times are stored and thread counts are fixed, so
- * the same members give the same bytes.
+ * Writing containers from an unpacked, checked folder (tree-check.ts): TAR by bsdtar (pax), members in the
+ * order of the input's listing; ZIP and 7z by 7-Zip, which orders members by name (ZIP deflate at its
+ * strongest setting, then advzip's zopfli at ultra), and the single-stream compressors. No access or creation
+ * times are stored and thread counts are fixed, so the same members give the same bytes.
+ *
+ * No member name is ever read as an option or a directive: bsdtar gets its names NUL-separated (`--null -T`:
+ * without it a line `-C` changes directory, and a name cannot hold a line break), 7-Zip gets no names at all
+ * (`.`, after `--`, with wildcards off). Links are stored as links, never followed. A password goes to 7-Zip on
+ * its stdin (`-p` without a value asks for it there).
  */
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTool, type ToolRun } from '../shared/run-tool.ts';
 import type { ArchiveLevel } from './formats.ts';
@@ -16,6 +21,10 @@ export interface PackOptions {
   memoryBytes: number;
 }
 
+/**
+ * Packs `folder` into `output`. `names` (TAR only) are the members in the listing's order, byte for byte
+ * (`latin1`), from the checked tree; 7-Zip takes the whole folder.
+ */
 export async function packFolder(
   folder: string,
   names: string[],
@@ -24,30 +33,28 @@ export async function packFolder(
   run: ToolRun,
   options: PackOptions,
 ): Promise<void> {
-  const list = join(run.workDir, `pack-list-${container}.txt`);
-  // bsdtar takes every member in the listing's order (-n: no recursion). 7-Zip recurses into every folder it
-  // is given (a folder and its files listed both would be added twice) and sorts by name anyway: it gets the
-  // top-level entries only.
-  const entries = container === 'tar' ? names : (await readdir(folder)).sort();
-  await writeFile(list, `${entries.join('\n')}\n`);
   const tool = { ...run, workDir: folder };
   const limits = { memoryBytes: options.memoryBytes };
   if (container === 'tar') {
-    await runTool('bsdtar', ['-c', '-f', output, '--format', 'pax', '-n', '-T', list], tool, {
+    // bsdtar takes every member in the listing's order (-n: no recursion, a folder's members are listed too).
+    const list = join(run.workDir, 'pack-list-tar');
+    await writeFile(list, Buffer.concat(names.map((name) => Buffer.from(`${name}\0`, 'latin1'))));
+    await runTool('bsdtar', ['-c', '-f', output, '--format', 'pax', '-n', '--null', '-T', list], tool, {
       label: 'bsdtar',
       limits,
     });
     return;
   }
-  const crypt = options.password === undefined ? [] : [`-p${options.password}`];
   const args =
     container === 'zip'
       ? ['-tzip', '-mx=9', '-mm=Deflate', '-mfb=258', '-mpass=15', '-mtc=off', '-mta=off', '-mmt=1']
       : ['-t7z', '-mx=9', '-m0=lzma2', '-ms=on', '-mtc=off', '-mta=off', '-mmt=2'];
-  if (options.password !== undefined) args.push(container === 'zip' ? '-mem=AES256' : '-mhe=on');
-  await runTool('7zz', ['a', ...args, ...crypt, '-snl', '-bd', output, `@${list}`], tool, {
+  if (options.password !== undefined) args.push(container === 'zip' ? '-mem=AES256' : '-mhe=on', '-p');
+  // 7-Zip walks the folder itself (`.`: every member, no prefix) and sorts by name anyway.
+  await runTool('7zz', ['a', ...args, '-snl', '-spd', '-bd', '--', output, '.'], tool, {
     label: '7-Zip',
     limits,
+    ...(options.password === undefined ? {} : { stdin: `${options.password}\n` }),
   });
   if (container === 'zip' && options.password === undefined) await recompressZip(output, run, options);
 }

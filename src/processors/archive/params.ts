@@ -33,7 +33,11 @@ export const archiveParamsSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 1024,
-        description: 'Opens encrypted ZIP or 7z members; the output is encrypted again with it.',
+        // The tools read it as one line of their standard input, never from their command line.
+        pattern: '^[^\\u0000\\r\\n]*$',
+        description:
+          'Opens encrypted ZIP or 7z members; a ZIP or 7z output is encrypted again with it (AES-256; a 7z ' +
+          'also hides its names). One line: no line break or NUL. A wrong password is a 422 on this field.',
         // A secret: sealed while the job runs, never stored in its parameters (jobs/job-secrets.ts).
         writeOnly: true,
       }),

@@ -2,10 +2,13 @@
  * The archive-bomb and path-escape checks, on the listing, before anything is unpacked. Each refusal is a
  * 422 that says which limit or which member; the tools that unpack afterwards also run with a file-size
  * limit, so a listing that lies (sizes in a ZIP's directory are the archive's own claim) cannot fill the disk.
+ * Links are resolved through the listed tree (links.ts): a TAR names its link targets; a ZIP or 7z link's
+ * target is in its data, seen once unpacked (tree-check.ts, which checks everything again on disk).
  */
 import { posix } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import type { ArchiveLimits } from './config.ts';
+import { pathKey, resolveLink, type TreeNode } from './links.ts';
 import type { Member } from './listing.ts';
 
 /** Below this unpacked size the ratio is not checked: small archives of text reach ratios of 100 honestly. */
@@ -16,12 +19,12 @@ export interface UnpackBudget {
   remainingBytes: number;
 }
 
-export function checkMembers(
+export async function checkMembers(
   members: Member[],
   packedBytes: number,
   limits: ArchiveLimits,
   budget: UnpackBudget,
-): void {
+): Promise<void> {
   if (members.length > limits.maxMembers) {
     refuse(`it has ${members.length} members, more than the limit of ${limits.maxMembers}`);
   }
@@ -35,25 +38,58 @@ export function checkMembers(
     );
   }
   for (const member of members) checkMember(member);
+  await checkLinks(members);
   checkOverlaps(members);
   budget.remainingBytes -= unpacked;
 }
 
 function checkMember(member: Member): void {
-  const name = JSON.stringify(member.path.slice(0, 200));
-  if (escapes(member.path)) refuse(`the member ${name} would be written outside the archive's folder`);
-  if (member.type === 'special') refuse(`the member ${name} is a device or pipe`);
-  if (member.linkTarget !== undefined) {
-    // A hard link names another member; a symbolic link is resolved from its own folder.
-    const target =
-      member.type === 'hardlink'
-        ? member.linkTarget
-        : posix.join(posix.dirname(member.path), member.linkTarget);
-    if (member.linkTarget.startsWith('/') || escapes(target)) {
-      refuse(`the member ${name} links outside the archive's folder`);
+  if (escapes(member.bytes))
+    refuse(`the member ${named(member)} would be written outside the archive's folder`);
+  if (member.type === 'special') refuse(`the member ${named(member)} is a device or pipe`);
+}
+
+/**
+ * A symbolic link must resolve inside the listed tree, through whatever other links it meets; a hard link
+ * must name a file of the archive (a TAR's hard-link target is a path from the archive's root).
+ */
+async function checkLinks(members: Member[]): Promise<void> {
+  const tree = listedTree(members);
+  for (const member of members) {
+    if (member.type === 'hardlink') {
+      const target = member.linkTarget ?? '';
+      if (escapes(target)) refuse(`the member ${named(member)} links outside the archive's folder`);
+      if (tree.get(pathKey(target))?.kind !== 'file') {
+        refuse(
+          `the member ${named(member)} is a hard link to ${quoted(target)}, which is not a file of the archive`,
+        );
+      }
     }
+    if (member.type !== 'symlink' || member.linkTarget === undefined) continue;
+    const verdict = await resolveLink(pathKey(member.bytes), member.linkTarget, (key) => tree.get(key));
+    if (verdict === 'outside') refuse(`the member ${named(member)} links outside the archive's folder`);
+    if (verdict === 'loop') refuse(`the member ${named(member)} is a link that cannot be resolved (a loop)`);
   }
 }
+
+/** Each listed name's node (the last member of a name wins, as in unpacking), and the folders above them. */
+function listedTree(members: Member[]): Map<string, NonNullable<TreeNode>> {
+  const tree = new Map<string, NonNullable<TreeNode>>();
+  for (const member of members) {
+    const key = pathKey(member.bytes);
+    const parts = key.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const above = parts.slice(0, i).join('/');
+      if (!tree.has(above)) tree.set(above, { kind: 'folder' });
+    }
+    if (member.type === 'symlink') tree.set(key, { kind: 'symlink', target: member.linkTarget });
+    else tree.set(key, { kind: member.type === 'folder' ? 'folder' : 'file' });
+  }
+  return tree;
+}
+
+const quoted = (name: string) => JSON.stringify(Buffer.from(name.slice(0, 200), 'latin1').toString('utf8'));
+const named = (member: Member) => JSON.stringify(member.path.slice(0, 200));
 
 /** Absolute, drive-qualified, or climbing above the root through `..`. */
 export function escapes(path: string): boolean {

@@ -1,8 +1,10 @@
 /**
  * The bundle processor: a website as a ZIP whose root (or single top folder) holds index.html. It is listed
  * and checked like any archive (../archive/safety.ts: bombs, escapes, links, devices) before it is unpacked,
- * its images go through the image processor and its pages, style sheets, scripts and JSON are minified
- * (site-files.ts), and it is packed again as a ZIP with the archive processor's strongest deflate.
+ * and the unpacked tree is checked against the listing (../archive/tree-check.ts: a symbolic link that leads
+ * out of the site is refused) before any file is read; its images go through the image processor and its
+ * pages, style sheets, scripts and JSON are minified (site-files.ts; links inside the site are kept as links,
+ * never followed), and it is packed again as a ZIP with the archive processor's strongest deflate.
  */
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -46,22 +48,22 @@ async function processBundle(
     workDir: request.workDir,
   };
   const memoryBytes = DEFAULT_ARCHIVE_LIMITS.toolMemoryBytes;
-  const members = await listMembers(request.input.path, run, { password: undefined, memoryBytes });
+  const members = await listMembers(request.input.path, 'zip', run, { password: undefined, memoryBytes });
   const archiveLimits = {
     ...DEFAULT_ARCHIVE_LIMITS,
     maxMembers: limits.maxFiles,
     maxUnpackedBytes: limits.maxUnpackedBytes,
   };
-  checkMembers(members, request.input.size, archiveLimits, { remainingBytes: limits.maxUnpackedBytes });
+  await checkMembers(members, request.input.size, archiveLimits, { remainingBytes: limits.maxUnpackedBytes });
   const folder = join(request.workDir, 'site');
   await mkdir(folder);
-  await extract(request.input.path, 'zip', folder, run, {
+  const tree = await extract(request.input.path, 'zip', folder, members, run, {
     memoryBytes,
     maxBytes: limits.maxUnpackedBytes,
     password: undefined,
   });
   const root = await siteRoot(folder);
-  const files = (await listFiles(root)).map((path) => relative(root, path).split('\\').join('/'));
+  const files = siteFiles(tree.files, relative(folder, root));
   const report = await optimiseSite({
     root,
     files,
@@ -95,11 +97,15 @@ async function siteRoot(folder: string): Promise<string> {
   return only ?? folder;
 }
 
-/** Regular files under `dir`, sorted (symbolic links are neither followed nor optimised). */
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
+/**
+ * The regular files under the site's root (`prefix` from the unpacked folder), relative to it and sorted: the
+ * checked tree's, so symbolic links are neither followed nor optimised (a recursive readdir follows links to
+ * folders, and would loop on one that points to its own parent).
+ */
+function siteFiles(files: string[], prefix: string): string[] {
+  if (prefix === '') return [...files].sort();
+  return files
+    .filter((file) => file.startsWith(`${prefix}/`))
+    .map((file) => file.slice(prefix.length + 1))
     .sort();
 }

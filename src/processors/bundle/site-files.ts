@@ -3,7 +3,7 @@
  * converted to WebP/AVIF with their references rewritten), then pages, style sheets, scripts and JSON
  * minified. A file is replaced only by a smaller one; a file a minifier cannot parse stays as it is.
  */
-import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { formatInfo } from '../../media/formats.ts';
 import type { Processor } from '../processor.ts';
@@ -58,8 +58,9 @@ export async function optimiseSite(ctx: SiteContext): Promise<SiteReport> {
       ctx.params.imageFormat !== 'keep' && CONVERTIBLE.has(format) ? ctx.params.imageFormat : format;
     const renamed =
       target === format ? path : `${path.slice(0, -extension(path).length)}${formatInfo(target)!.extension}`;
-    // Converted only when no file of the new name is there already; otherwise optimised in its format.
-    const converting = renamed !== path && !existing.has(renamed);
+    // Converted only when nothing of the new name is there already (a file, a folder, a link, which would be
+    // written through); otherwise optimised in its format.
+    const converting = renamed !== path && !existing.has(renamed) && !(await taken(join(ctx.root, renamed)));
     // With <picture> the original stays as the fallback, optimised in its own format.
     const own = !converting || ctx.params.picture ? await encode(full, format, format) : undefined;
     if (own !== undefined && own.size < before) {
@@ -86,6 +87,12 @@ export async function optimiseSite(ctx: SiteContext): Promise<SiteReport> {
   }
   return report;
 }
+
+const taken = (path: string) =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** One image through the image processor into `target`; undefined when it cannot be read or did not change. */
 function imageEncoder(ctx: SiteContext) {
