@@ -8,7 +8,12 @@ import { ConfigError } from '../errors/catalog.ts';
 import type { SandboxConfig } from '../processors/shared/config.ts';
 import { probeSandbox, setSandboxMode } from '../processors/shared/sandbox.ts';
 
-export async function startSandbox(config: SandboxConfig, logger: Logger): Promise<void> {
+/** `probe`: whether bubblewrap runs here (undefined) or why not; tests pass a failing one. */
+export async function startSandbox(
+  config: SandboxConfig,
+  logger: Logger,
+  probe: () => Promise<string | undefined> = probeSandbox,
+): Promise<void> {
   if (config.mode === 'off') {
     setSandboxMode('off');
     logger.error(
@@ -20,7 +25,7 @@ export async function startSandbox(config: SandboxConfig, logger: Logger): Promi
     );
     return;
   }
-  const problem = await probeSandbox();
+  const problem = await probe();
   if (problem !== undefined) {
     throw new ConfigError(
       `PRESSO_SANDBOX=bwrap, but bubblewrap cannot run here (${problem}). Install bubblewrap and allow ` +
