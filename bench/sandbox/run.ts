@@ -2,12 +2,12 @@
  * The sandbox's cost (issue 21), one command: `npm run bench:sandbox`. The same jobs of every kind that
  * runs external tools (image codecs and the SVG child, PDF, office document, video, audio, archive),
  * through the processors, with `PRESSO_SANDBOX`'s two settings in the same run, alternated job by job so
- * machine load falls on both alike. Wall time, and CPU time of this process plus its children (every tool
- * run is waited for, so its user and system time, bubblewrap's included, land in the children's rusage).
+ * machine load falls on both alike. Wall time, and CPU time of this process and every process it starts
+ * (a cgroup of the bench's own: bubblewrap and the tools inside it included).
  * Prints a Markdown table with the on/off ratios, writes it into docs/benchmarks.md between the
  * bench:sandbox markers, and writes bench/results/sandbox.json. `--quick`: one round instead of three.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import sharp from 'sharp';
@@ -24,6 +24,7 @@ import { writeArchives } from '../../test/processors/archive/fixtures.ts';
 import { makeOfficeSamples } from '../../test/processors/document/fixtures.ts';
 import { writePhotoPdf } from '../../test/processors/pdf/fixtures.ts';
 import { makeClip, makeTone } from '../../test/support/media.ts';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -38,13 +39,8 @@ interface Job {
   params: Record<string, unknown>;
 }
 
-/** CPU seconds of this process and of the children it waited for (the tools), from /proc. */
-function cpuSeconds(): number {
-  const self = process.cpuUsage();
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  const children = (Number(fields[13]) + Number(fields[14])) / 100; // cutime + cstime, in clock ticks
-  return (self.user + self.system) / 1e6 + children;
-}
+const meter = new CpuMeter();
+const cpuSeconds = () => meter.seconds();
 
 async function inputs(): Promise<Job[]> {
   const dir = join(scratch, 'inputs');
@@ -199,7 +195,7 @@ async function main(): Promise<void> {
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   const table = [
     `Median of ${rounds} round(s) per job, the sandbox on (\`bwrap\`) and off in the same run, alternated.`,
-    'CPU is this process plus the tools it waited for (user + system).',
+    'CPU is this process and every process it started, bubblewrap and the tools inside it (a cgroup of its own).',
     '',
     '| Kind | Job | Wall on (ms) | Wall off (ms) | Wall ratio | CPU on (ms) | CPU off (ms) | CPU ratio |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
@@ -223,5 +219,6 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
+  meter.close();
   rmSync(scratch, { recursive: true, force: true });
 }
