@@ -239,6 +239,8 @@ async function directRun(
     deadline: new Deadline(3_600_000, 'the video'),
     signal: new AbortController().signal,
     workDir: searchDir,
+    // The source lies outside the work directory: the sandbox shows it to ffmpeg read-only.
+    inputs: [source],
   };
   const filters = 'setsar=1,format=yuv420p';
   const { crf } = await searchCrf(

@@ -16,6 +16,7 @@ import { bundleConfig } from '../processors/bundle/config.ts';
 import { documentConfig } from '../processors/document/config.ts';
 import { imageConfig } from '../processors/image/config.ts';
 import { pdfConfig } from '../processors/pdf/config.ts';
+import { sandboxConfig } from '../processors/shared/config.ts';
 import { videoConfig } from '../processors/video/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
 import { scaledConfig } from '../runtime/scaled-config.ts';
@@ -57,6 +58,7 @@ const SECTIONS = {
   server: serverConfig,
   service: serviceIdentityConfig,
   jobs: jobsConfig,
+  sandbox: sandboxConfig,
   outbound: outboundConfig,
   webhooks: webhooksConfig,
   storage: storageConfig,

@@ -24,6 +24,7 @@ import { registerAbandonedBodies } from './plugins/abandoned-bodies.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
 import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
 import './request-context.ts';
+import type { SandboxMode } from '../processors/shared/sandbox.ts';
 import { accountRoute } from './routes/account.ts';
 import { connectorsRoute } from './routes/connectors.ts';
 import { downloadsRoute } from './routes/downloads.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   diskSpace: Pick<DiskSpaceMonitor, 'check'>;
   /** True once shutdown began: `/healthz` answers 503 so balancers stop sending (default: never). */
   isShuttingDown?: () => boolean;
+  /** The isolation of external tools (`PRESSO_SANDBOX`), which `/healthz` reports (default: bwrap). */
+  sandbox?: SandboxMode;
   /** Sees every answered request (metrics); optional. */
   requestObserver?: RequestObserver;
 }
@@ -192,6 +195,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     queue: deps.queue,
     diskSpace: deps.diskSpace,
     isShuttingDown: deps.isShuttingDown ?? (() => false),
+    sandbox: deps.sandbox ?? 'bwrap',
   });
   await app.register(downloadsRoute, { store: deps.jobStore, files: deps.files });
   return app;

@@ -21,7 +21,7 @@ export async function acquire(c: JobScope): Promise<AcquiredInput> {
   const { refineInput } = processor;
   if (refineInput !== undefined) {
     const refined = await step(c, 'refine-kind', () =>
-      refineInput.call(processor, detected, { workDir: c.workDir, signal: c.signal }),
+      refineInput.call(processor, detected, { workDir: c.workDir, jobDir: c.workDir, signal: c.signal }),
     );
     if (refined.kind !== detected.kind || refined.format !== detected.format) {
       detected = refined;
@@ -120,6 +120,8 @@ async function processFile(c: JobScope, { processor, detected }: AcquiredInput):
     input: detected,
     params: (namespace ?? {}) as Record<string, unknown>,
     workDir,
+    // External tools see the job's folder (the processor's and the fetched input's) and the input alone.
+    jobDir: c.workDir,
     signal: c.signal,
     wantMetadata: c.job.params.metadata === true,
     onProgress: progressWriter(c),

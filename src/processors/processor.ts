@@ -22,6 +22,11 @@ export interface ProcessRequest {
   params: Record<string, unknown>;
   /** A private directory for this job's intermediate files; removed when the job ends. */
   workDir: string;
+  /**
+   * The job's folder, which holds `workDir`: the only folder external tools may read and write (besides
+   * the input, read-only). Default: `workDir` (a processor used alone).
+   */
+  jobDir?: string;
   signal: AbortSignal;
   /** The request asked for `"metadata": true`. */
   wantMetadata: boolean;
@@ -59,7 +64,7 @@ export interface Processor {
    */
   refineInput?(
     input: DetectedInput,
-    context: { workDir: string; signal: AbortSignal },
+    context: { workDir: string; jobDir?: string; signal: AbortSignal },
   ): Promise<DetectedInput>;
   process(request: ProcessRequest): Promise<ProcessResult>;
 }

@@ -2,7 +2,8 @@
  * The operations listener: plain HTTP on `PRESSO_METRICS_PORT`, apart from the API (scrapers and probes
  * stay inside the cluster network, and a worker process, which has no API, still answers them).
  * `GET /metrics` is Prometheus text; `GET /healthz` is readiness for the process's role (503 while it
- * shuts down, when the data directory is low on disk, or when the shared queue cannot be reached);
+ * shuts down, when the data directory is low on disk, or when the shared queue cannot be reached), with
+ * the isolation of external tools (`sandbox`);
  * `GET /livez` answers while the process does.
  */
 import { createServer, type Server } from 'node:http';
@@ -13,6 +14,8 @@ export interface OpsServerOptions {
   metrics: ServiceMetrics;
   /** Readiness: undefined when ready, else the reason (`shutting-down`, `low-disk`, `queue-unreachable`). */
   notReady(): Promise<string | undefined>;
+  /** The isolation of external tools (`PRESSO_SANDBOX`), reported with readiness. */
+  sandbox: string;
   logger: Logger;
 }
 
@@ -30,9 +33,10 @@ export async function startOpsServer(host: string, port: number, options: OpsSer
       if (path === '/livez') return send(200, 'application/json', '{"status":"ok"}\n');
       if (path === '/healthz') {
         const reason = await options.notReady();
+        const { sandbox } = options;
         return reason === undefined
-          ? send(200, 'application/json', '{"status":"ok"}\n')
-          : send(503, 'application/json', `${JSON.stringify({ status: 'degraded', reason })}\n`);
+          ? send(200, 'application/json', `${JSON.stringify({ status: 'ok', sandbox })}\n`)
+          : send(503, 'application/json', `${JSON.stringify({ status: 'degraded', reason, sandbox })}\n`);
       }
       return send(404, 'text/plain', 'not found\n');
     };

@@ -77,6 +77,7 @@ async function startOps(services: Services, isShuttingDown: () => boolean): Prom
   const server = await startOpsServer(config.server.host, config.runtime.metricsPort, {
     metrics: services.metrics,
     notReady: readiness(services, isShuttingDown),
+    sandbox: config.sandbox.mode,
     logger,
   });
   logger.info({ port: config.runtime.metricsPort }, 'metrics and health listener is ready');
@@ -184,7 +185,7 @@ export function appFromServices(
   const { config } = services;
   const isShuttingDown = extra.isShuttingDown ?? (() => false);
   return buildApp(
-    { ...services, isShuttingDown },
+    { ...services, isShuttingDown, sandbox: config.sandbox.mode },
     {
       maxInputBytes: config.jobs.maxInputBytes,
       defaultRateLimit: config.rateLimit.defaultLimit,

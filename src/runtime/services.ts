@@ -29,6 +29,7 @@ import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
 import { dataPaths } from './data-dir.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { startSandbox } from './sandbox.ts';
 
 export interface Services extends Omit<Backends, 'close'> {
   config: Config;
@@ -156,6 +157,8 @@ export function buildServices(
     diskSpace: new DiskSpaceMonitor(backends.localDataDir, config.storage.minFreeBytes),
     replayWebhook: (id, accountId) => dispatcher.replay(id, accountId),
     async startBackground() {
+      // Before any job runs: no tool may start unconfined by surprise.
+      await startSandbox(config.sandbox, logger);
       // Working directories of a previous process are stale: its jobs re-run from their stored input.
       await rm(workRoot, { recursive: true, force: true });
       if (config.jobs.workers > 0 || config.jobs.mediaWorkers > 0)

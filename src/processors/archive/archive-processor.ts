@@ -13,7 +13,7 @@ import { UnprocessableInputError, ValidationError } from '../../errors/catalog.t
 import type { FileKind } from '../../media/formats.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
+import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
 import { type DeepReport, processMembers } from './deep.ts';
 import { ARCHIVE_FORMATS, type ArchiveFormat, formatName, parseFormat } from './formats.ts';
@@ -60,7 +60,7 @@ interface Context {
 async function processArchive(request: ProcessRequest, ctx: Context): Promise<ProcessResult> {
   request.signal.throwIfAborted();
   const params = resolveArchiveParams(request.params);
-  const run: ToolRun = { deadline: ctx.deadline, signal: request.signal, workDir: request.workDir };
+  const run: ToolRun = { deadline: ctx.deadline, signal: request.signal, ...toolScope(request) };
   const memoryBytes = ctx.limits.toolMemoryBytes;
   const opened = await open(request, params, run, ctx);
   const target = params.format === undefined ? opened.format : parseFormat(params.format);

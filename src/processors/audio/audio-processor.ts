@@ -13,7 +13,7 @@ import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
+import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { audioArgs, planAudioOutput } from './audio-args.ts';
 import { type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
 import { AUDIO_FORMATS } from './encoders.ts';
@@ -60,7 +60,7 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   const params = resolveAudioParams(request.params);
   const { input } = request;
   const deadline = new Deadline(limits.timeBudgetMs, 'the audio');
-  const run: ToolRun = { deadline, signal: request.signal, workDir: request.workDir };
+  const run: ToolRun = { deadline, signal: request.signal, ...toolScope(request) };
 
   const probe = await probeMedia(input.path, input.format, run);
   const audio = mainAudio(probe);

@@ -15,7 +15,7 @@ import { checkMembers } from '../archive/safety.ts';
 import { extract } from '../archive/unpack.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
+import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { type BundleLimits, DEFAULT_BUNDLE_LIMITS } from './config.ts';
 import { bundleParamsSchema, resolveBundleParams } from './params.ts';
 import { optimiseSite } from './site-files.ts';
@@ -45,7 +45,7 @@ async function processBundle(
   const run: ToolRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the website bundle'),
     signal: request.signal,
-    workDir: request.workDir,
+    ...toolScope(request),
   };
   const memoryBytes = DEFAULT_ARCHIVE_LIMITS.toolMemoryBytes;
   const members = await listMembers(request.input.path, 'zip', run, { password: undefined, memoryBytes });

@@ -2,7 +2,7 @@
  * The document processor's limits, declared once: the typed value (`DocumentLimits`), its defaults and
  * the `PRESSO_DOCUMENT_*` variables that set them.
  */
-import { bool, bytes, duration, int, type Loaded, oneOf, section } from '../../config/env.ts';
+import { bool, bytes, duration, int, type Loaded, section } from '../../config/env.ts';
 
 export const documentConfig = section({
   timeBudgetMs: duration('PRESSO_DOCUMENT_TIME_BUDGET', {
@@ -22,18 +22,6 @@ export const documentConfig = section({
   toolMemoryBytes: bytes('PRESSO_DOCUMENT_TOOL_MEMORY', {
     default: 2 * 1024 ** 3,
     doc: 'Memory each LibreOffice run may allocate',
-  }),
-  /**
-   * LibreOffice fetches the linked pictures and OLE links a document names, from any URL (measured: an ODT
-   * linking http://127.0.0.1/ made it send OPTIONS and GET there), so by default it runs in a network
-   * namespace of its own, with only a loopback interface that nothing listens on.
-   */
-  network: oneOf('PRESSO_DOCUMENT_NETWORK', {
-    values: ['isolated', 'host'] as const,
-    default: 'isolated',
-    doc:
-      'Network of LibreOffice runs: isolated (own empty network namespace through `unshare -rn`, so a ' +
-      'document cannot make the server fetch URLs) or host (only where user namespaces are not allowed)',
   }),
   verify: bool('PRESSO_DOCUMENT_VERIFY', {
     default: true,

@@ -12,6 +12,7 @@ import { ToolMissingError, ValidationError } from '../../errors/catalog.ts';
 import { pdfInfo } from '../pdf/pdf-tools.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { toolScope } from '../shared/run-tool.ts';
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './config.ts';
 import { convert, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
@@ -64,9 +65,8 @@ async function processDocument(
   const run: OfficeRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the document'),
     signal: request.signal,
-    workDir: request.workDir,
+    ...toolScope(request),
     memoryBytes: limits.toolMemoryBytes,
-    network: limits.network,
   };
   let path = request.input.path;
   let format = inputFormat;

@@ -4,36 +4,18 @@
  * cwd, a memory limit, and the whole process group killed at the deadline or on abort (soffice.bin is a
  * child of the soffice launcher). Macros do not run: a fresh profile has LibreOffice's default macro
  * security (only signed macros from trusted sources), and a headless conversion never asks to enable them.
- * No network: LibreOffice would fetch the URLs a document links (pictures, OLE objects), so it runs in a
- * new user and network namespace (`unshare -rn`) whose only interface is a loopback nothing listens on.
+ * No network and no file outside the job: LibreOffice would fetch the URLs a document links (pictures, OLE
+ * objects; measured: an ODT linking http://127.0.0.1/ made it send OPTIONS and GET there) and read the
+ * `file:///` ones, so it runs in the tool runner's sandbox like every tool, with a network namespace whose
+ * only interface is a loopback nothing listens on and only the job's folder to read.
  */
-import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.ts';
-import type { Deadline } from '../shared/deadline.ts';
-import { runTool } from '../shared/run-tool.ts';
+import { UnprocessableInputError } from '../../errors/catalog.ts';
+import { runTool, type ToolRun } from '../shared/run-tool.ts';
 
-export interface OfficeRun {
-  deadline: Deadline;
-  signal: AbortSignal;
-  workDir: string;
+export interface OfficeRun extends ToolRun {
   memoryBytes: number;
-  /** `isolated`: LibreOffice gets a network namespace of its own (see the top of this file). */
-  network: 'isolated' | 'host';
-}
-
-/** util-linux, by absolute path: a PATH without it must not silently give LibreOffice the network. */
-const UNSHARE = '/usr/bin/unshare';
-let namespacesWork: Promise<boolean> | undefined;
-
-/** Whether this host lets an unprivileged process make user and network namespaces; asked once. */
-function networkNamespacesWork(): Promise<boolean> {
-  // Runs unshare itself inside (not `true`): an absolute path, so the answer cannot depend on PATH.
-  namespacesWork ??= new Promise((resolve) =>
-    execFile(UNSHARE, ['-rn', UNSHARE, '--version'], (error) => resolve(!error)),
-  );
-  return namespacesWork;
 }
 
 /** LibreOffice's export filters, by the output format's name. */
@@ -68,8 +50,7 @@ export async function convert(
   await copyFile(input, named);
   const filter = format === 'pdf' ? 'pdf' : FILTERS[format];
   if (filter === undefined) throw new Error(`no LibreOffice filter for ${format}`);
-  const soffice = [
-    'soffice',
+  const args = [
     `-env:UserInstallation=file://${join(dir, 'profile')}`,
     '--headless',
     '--invisible',
@@ -83,22 +64,7 @@ export async function convert(
     outDir,
     named,
   ];
-  if (run.network === 'isolated' && !(await networkNamespacesWork())) {
-    throw new ToolMissingError(
-      'Network isolation for LibreOffice (user namespaces through `unshare -rn`; an operator may set ' +
-        'PRESSO_DOCUMENT_NETWORK=host instead)',
-    );
-  }
-  const [command, ...args] = run.network === 'isolated' ? [UNSHARE, '-rn', ...soffice] : soffice;
-  try {
-    await runTool(command!, args, run, { label: LIBREOFFICE, limits: { memoryBytes: run.memoryBytes } });
-  } catch (error) {
-    // Through unshare, a missing soffice is unshare's exec failure, not a spawn ENOENT.
-    if (error instanceof UnprocessableInputError && /failed to execute soffice/.test(String(error.cause))) {
-      throw new ToolMissingError(LIBREOFFICE, error);
-    }
-    throw error;
-  }
+  await runTool('soffice', args, run, { label: LIBREOFFICE, limits: { memoryBytes: run.memoryBytes } });
   // soffice exits 0 even when the import failed: the output file is the only proof of success.
   const written = (await readdir(outDir)).find((name) => name.endsWith(`.${format}`));
   if (written === undefined) throw new UnprocessableInputError(`LibreOffice could not open the document.`);

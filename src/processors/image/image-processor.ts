@@ -10,6 +10,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 // The image processor's admission budget is counted in bytes (limits.ts `jobShare`).
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { toolScope } from '../shared/run-tool.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './config.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
@@ -89,7 +90,7 @@ async function processImage(
   const source = await openSource({
     path: request.input.path,
     format: inputFormat,
-    workDir: request.workDir,
+    ...toolScope(request),
     page: params.page,
     resize: params.resize,
     crop: params.crop !== undefined,

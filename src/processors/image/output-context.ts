@@ -5,7 +5,7 @@
 import { formatInfo } from '../../media/formats.ts';
 import type { ProcessRequest } from '../processor.ts';
 import type { Deadline } from '../shared/deadline.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
+import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import type { BudgetRace } from '../shared/within-budget.ts';
 import type { ImageLimits } from './config.ts';
 import { canAnimate, canHoldAlpha } from './encoders.ts';
@@ -81,7 +81,7 @@ export function budgetRace(ctx: OutputContext): BudgetRace {
 }
 
 export function toolRun(ctx: OutputContext): ToolRun {
-  return { deadline: ctx.deadline, signal: ctx.request.signal, workDir: ctx.request.workDir };
+  return { deadline: ctx.deadline, signal: ctx.request.signal, ...toolScope(ctx.request) };
 }
 
 export function extensionOf(format: string): string {

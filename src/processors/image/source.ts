@@ -42,7 +42,10 @@ export interface ImageSource {
 export interface SourceRequest {
   path: string;
   format: string;
+  /** The tool runs' folders (a `ToolRun`'s): the work directory, the job's folder, the input. */
   workDir: string;
+  jobDir?: string;
+  inputs?: readonly string[];
   page: number | undefined;
   resize: ResizeRequest | undefined;
   /** A crop is given in the SVG's own pixel size, so the density is not raised. */

@@ -8,6 +8,7 @@ import { PressoError, UnprocessableInputError, ValidationError } from '../../err
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { toolScope } from '../shared/run-tool.ts';
 import { DEFAULT_PDF_LIMITS, type PdfLimits } from './config.ts';
 import { openPdf } from './encryption.ts';
 import { ENGINES, type EngineJob } from './engines.ts';
@@ -61,7 +62,7 @@ async function processPdf(
   const run: PdfToolRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the PDF'),
     signal: request.signal,
-    workDir: request.workDir,
+    ...toolScope(request),
     memoryBytes: limits.toolMemoryBytes,
   };
 

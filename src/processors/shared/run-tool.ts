@@ -1,10 +1,13 @@
 /**
- * Runs an external tool for any processor (heif-convert, cjxl, gifsicle today; ffmpeg, Ghostscript,
- * LibreOffice next), the way gotenberg's `pkg/gotenberg/cmd.go` does: no shell; the job's working
- * directory as cwd; its own process group, killed whole with SIGKILL at the deadline, on abort and after
- * the tool exits, because LibreOffice's launcher and ffmpeg fork workers that outlive a kill of the
- * direct child; memory, CPU-time and file-size limits through util-linux `prlimit` where it exists; and
- * stderr kept only as a capped tail for the log, never returned as is (it names server paths).
+ * Runs every external tool of every processor (ffmpeg, Ghostscript, qpdf, Poppler, LibreOffice, 7-Zip,
+ * bsdtar, the compressors, the image CLIs, the SVG child), the way gotenberg's `pkg/gotenberg/cmd.go` does:
+ * no shell; inside the sandbox (sandbox.ts: bubblewrap, the job's folder as the only data it sees, no
+ * network); the job's working directory as cwd; an environment of its own, without the server's
+ * variables; its own process group, killed whole with SIGKILL at the deadline, on abort and after the tool
+ * exits, because LibreOffice's launcher and ffmpeg fork workers that outlive a kill of the direct child
+ * (bubblewrap's own PID namespace dies with it: nothing inside outlives it); memory, CPU-time and
+ * file-size limits through util-linux `prlimit` where it exists; and stderr kept only as a capped tail for
+ * the log, never returned as is (it names server paths).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -13,12 +16,36 @@ import { basename } from 'node:path';
 import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.ts';
 import type { Deadline } from './deadline.ts';
 import { publicDetail } from './public-detail.ts';
+import { BWRAP, bwrapArgs, resolveProgram, sandboxMode, toolEnvironment } from './sandbox.ts';
 
 export interface ToolRun {
   deadline: Deadline;
   signal: AbortSignal;
   /** The job's private working directory; the tool's cwd. */
   workDir: string;
+  /**
+   * The folder the sandbox exposes, read and write: the job's own folder, which holds `workDir`.
+   * Default: `workDir` (a processor used alone).
+   */
+  jobDir?: string;
+  /** Files the tool may read besides `jobDir` (read-only): the processor's input. */
+  inputs?: readonly string[];
+}
+
+/**
+ * The folders of a tool run a processor's request decides: its work directory as cwd, the job's folder
+ * as the sandbox's data, its input readable.
+ */
+export function toolScope(request: {
+  workDir: string;
+  jobDir?: string;
+  input: { path: string };
+}): Pick<ToolRun, 'workDir' | 'jobDir' | 'inputs'> {
+  return {
+    workDir: request.workDir,
+    jobDir: request.jobDir ?? request.workDir,
+    inputs: [request.input.path],
+  };
 }
 
 export interface ToolLimits {
@@ -48,6 +75,8 @@ export interface ToolOptions {
    * line, where any process on the host can read them in `/proc/<pid>/cmdline`. Without it stdin is empty.
    */
   stdin?: string | Buffer;
+  /** The program's own files outside the system folders, read-only in the sandbox (the SVG child's code). */
+  programFiles?: readonly string[];
 }
 
 export interface ToolResult {
@@ -96,14 +125,31 @@ export function runTool(
     return Promise.reject(exceeded);
   }
   const limits = { ...DEFAULT_TOOL_LIMITS, cpuSeconds: cpuBackstop(timeout), ...options.limits };
+  // Looked up here, in the server's PATH: the sandbox has none of it, and a missing tool is named.
+  const program = resolveProgram(command);
+  if (program === undefined) return Promise.reject(new ToolMissingError(label));
+  const jobDir = run.jobDir ?? run.workDir;
+  const sandboxed = sandboxMode() === 'bwrap';
+  const [tool, toolArgs] = sandboxed
+    ? [
+        BWRAP,
+        bwrapArgs(program, args, {
+          jobDir,
+          cwd: run.workDir,
+          readOnly: [...(options.programFiles ?? []), ...(run.inputs ?? [])],
+        }),
+      ]
+    : [program, args];
   const [file, argv] = limitsEnforced
-    ? [PRLIMIT, [...prlimitArgs(limits), '--', command, ...args]]
-    : [command, args];
+    ? [PRLIMIT, [...prlimitArgs(limits), '--', tool, ...toolArgs]]
+    : [tool, toolArgs];
 
   return new Promise((resolve, reject) => {
     const stdoutFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'w', 0o600);
     const child = spawn(file, argv, {
       cwd: run.workDir,
+      // Caches and profiles go to the sandbox's private /tmp, or to the job's folder without a sandbox.
+      env: toolEnvironment(sandboxed ? '/tmp' : jobDir),
       detached: true, // its own process group, so one kill reaches everything it forks
       stdio: [
         options.stdin === undefined ? 'ignore' : 'pipe',
@@ -133,10 +179,10 @@ export function runTool(
     const timer = setTimeout(() => stop('deadline'), timeout);
     const onAbort = () => stop('abort');
     run.signal.addEventListener('abort', onAbort, { once: true });
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let exit: Exit | undefined;
     let grace: NodeJS.Timeout | undefined;
     child.on('exit', (code, signal) => {
-      exit = { code, signal };
+      exit = sandboxed ? exitInside(code, signal) : { code, signal };
       killGroup(child); // workers the tool left behind
       grace = setTimeout(() => {
         child.stdout?.destroy();
@@ -163,6 +209,10 @@ export function runTool(
         if (exit?.code === 0) return resolve({ stdout: stdout.text(), stderr: tail });
         if (limitsEnforced && /^prlimit: failed to execute/m.test(tail)) {
           return reject(new ToolMissingError(label, new Error(tail.trim())));
+        }
+        // bubblewrap could not build the sandbox (a bind source gone, namespaces refused): the server's fault.
+        if (sandboxed && exit?.code === 1 && /^bwrap: /m.test(tail)) {
+          return reject(new Error(`${label}: the sandbox could not start: ${tail.trim()}`));
         }
         const reason = failureReason(exit, tail, run.workDir);
         const cause = new Error(`${command} ${describeExit(exit)}: ${tail}`);
@@ -195,7 +245,16 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): string {
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** bubblewrap exits with 128 + the signal that ended the tool (SIGXCPU at the CPU limit is 152). */
+function exitInside(code: number | null, signal: NodeJS.Signals | null): Exit {
+  if (code === null || code <= 128) return { code, signal };
+  const name = Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0];
+  return name === undefined ? { code, signal } : { code: null, signal: name as NodeJS.Signals };
+}
+
+function describeExit(exit: Exit | undefined): string {
   if (exit?.signal) return `stopped by ${exit.signal}`;
   return `exited with code ${exit?.code ?? 'unknown'}`;
 }
@@ -207,11 +266,7 @@ const COMPLAINT =
   /error|fail|invalid|cannot|can't|could not|unable|corrupt|unsupported|unexpected|bad |not /i;
 
 /** A short public reason: the limit that stopped the tool, or its last stderr line without any path. */
-function failureReason(
-  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
-  stderr: string,
-  workDir: string,
-): string {
+function failureReason(exit: Exit | undefined, stderr: string, workDir: string): string {
   if (exit?.signal === 'SIGXCPU') return 'it exceeded its CPU-time limit.';
   if (exit?.signal === 'SIGXFSZ') return 'its output exceeded the size limit.';
   const lines = stderr

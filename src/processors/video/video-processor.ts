@@ -14,7 +14,7 @@ import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
 import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
+import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { DEFAULT_VIDEO_LIMITS, type VideoLimits } from './config.ts';
 import { encodeVideo, planAudio } from './encode.ts';
 import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
@@ -81,12 +81,16 @@ const AUDIO_ONLY_FORMAT: Readonly<Record<string, string>> = {
  */
 async function audioOnly(
   input: DetectedInput,
-  context: { workDir: string; signal: AbortSignal },
+  context: { workDir: string; jobDir?: string; signal: AbortSignal },
   limits: VideoLimits,
 ): Promise<DetectedInput> {
   const audioFormat = AUDIO_ONLY_FORMAT[input.format];
   if (audioFormat === undefined) return input;
-  const run: ToolRun = { deadline: new Deadline(limits.timeBudgetMs, 'the video'), ...context };
+  const run: ToolRun = {
+    deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    signal: context.signal,
+    ...toolScope({ ...context, input }),
+  };
   const probe = await probeMedia(input.path, input.format, run);
   if (mainVideo(probe) !== undefined || mainAudio(probe) === undefined) return input;
   const info = formatInfo(audioFormat);
@@ -107,7 +111,7 @@ async function processVideo(
   const probeRun: ToolRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the video'),
     signal: request.signal,
-    workDir: request.workDir,
+    ...toolScope(request),
   };
   const probe = await probeMedia(input.path, input.format, probeRun);
   const video = mainVideo(probe);
@@ -124,7 +128,7 @@ async function processVideo(
   const run: ToolRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the video'),
     signal: request.signal,
-    workDir: request.workDir,
+    ...toolScope(request),
   };
   try {
     if (params.compression === 'lossless') {

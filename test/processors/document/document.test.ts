@@ -13,6 +13,7 @@ import { PressoError } from '../../../src/errors/catalog.ts';
 import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
 import { readZip, writeZip } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
+import { setSandboxMode } from '../../../src/processors/shared/sandbox.ts';
 import { corpus } from '../../support/corpus.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -131,13 +132,16 @@ describe('document processor', () => {
     try {
       const path = join(scratch(), 'linked.odt');
       writeFileSync(path, odtLinkingPicture(`${server.origin}/linked.png`));
-      const isolated = createDocumentProcessor(images, { network: 'isolated' });
-      const result = await isolated.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
+      const result = await processor.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
       assert.equal(result.format, 'pdf');
-      assert.equal(server.requests.length, 0, 'the isolated conversion reached the network');
-      // The same document on the host network does fetch it: the namespace is what stops the request.
-      const open = createDocumentProcessor(images, { network: 'host' });
-      await open.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
+      assert.equal(server.requests.length, 0, 'the sandboxed conversion reached the network');
+      // The same document without the sandbox does fetch it: the sandbox's namespace stops the request.
+      setSandboxMode('off');
+      try {
+        await processor.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
+      } finally {
+        setSandboxMode('bwrap');
+      }
       assert.ok(
         server.requests.some((r) => r.url === '/linked.png'),
         'LibreOffice no longer fetches links',

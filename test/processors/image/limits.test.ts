@@ -189,14 +189,20 @@ describe('image processor: limits and safety', () => {
   });
 });
 
-/** Live child processes of this test process with that command name (from /proc). */
+/**
+ * Live processes with that command name that work on this file's scratch folder (from /proc): a tool in
+ * the sandbox is not this process's child (bubblewrap's own processes stand between, in another PID
+ * namespace), so its command line, which names its paths, tells it apart.
+ */
 async function childrenNamed(name: string): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const match = /^\d+ \((.*)\) (\S) (\d+)/.exec(stat);
-    if (match?.[1] === name && match[2] !== 'Z' && Number(match[3]) === process.pid) pids.push(Number(entry));
+    const match = /^\d+ \((.*)\) (\S)/.exec(stat);
+    if (match?.[1] !== name || match[2] === 'Z') continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(scratch())) pids.push(Number(entry));
   }
   return pids;
 }

@@ -3,7 +3,8 @@
  * own exit; resource limits apply; the public message of a failure names the tool and never a path.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { randomInt } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -53,15 +54,39 @@ async function survivors(pids: number[]): Promise<number[]> {
   return alive;
 }
 
-/** A shell that forks a grandchild and records both pids in `file`, then waits. */
-const FORKING = (file: string) =>
-  `sleep 300 & echo $! > ${file}.tmp; echo $$ >> ${file}.tmp; mv ${file}.tmp ${file}; wait`;
+/**
+ * The host's pids of every live process whose command line holds `marker`: the sandbox's own PID
+ * namespace numbers processes from 1 inside, so the tool cannot tell its host pid; its command line
+ * (bubblewrap's arguments, the shell's script, the `sleep` it forks) carries the marker.
+ */
+async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(marker) && (await isAlive(Number(entry)))) pids.push(Number(entry));
+  }
+  return pids;
+}
 
-async function pidsFrom(file: string): Promise<number[]> {
+/** A `sleep` whose duration is unique to this test run, so its processes can be found from the host. */
+function uniqueSleep(): { marker: string; sleep: string } {
+  const marker = `300.${randomInt(100_000, 999_999)}`;
+  return { marker, sleep: `sleep ${marker}` };
+}
+
+/** A shell that forks a grandchild, writes `file` once both run, then waits. */
+const FORKING = (file: string, sleep: string) => `${sleep} & echo started > ${file}; wait`;
+
+/** The host's pids of the tool's processes once `file` says they run (the shell and its `sleep`). */
+async function startedProcesses(file: string, marker: string): Promise<number[]> {
   for (let i = 0; i < 400; i++) {
     const text = await readFile(join(workDir, file), 'utf8').catch(() => '');
-    const pids = text.split('\n').filter(Boolean).map(Number);
-    if (pids.length === 2) return pids;
+    if (text !== '') {
+      const pids = await processesWith(marker);
+      assert.ok(pids.length >= 2, `the shell and its sleep run (found ${pids.length})`);
+      return pids;
+    }
     await sleep(25);
   }
   throw new Error(`the tool never wrote ${file}`);
@@ -70,21 +95,23 @@ async function pidsFrom(file: string): Promise<number[]> {
 describe('runTool', () => {
   it('kills the tool and the processes it forked on abort', async () => {
     const controller = new AbortController();
-    const run = runTool('sh', ['-c', FORKING('abort.pids')], runIn({ signal: controller.signal }));
-    const pids = await pidsFrom('abort.pids');
-    for (const pid of pids) assert.ok(await isAlive(pid), `${pid} runs before the abort`);
+    const { marker, sleep: forked } = uniqueSleep();
+    const run = runTool('sh', ['-c', FORKING('abort.started', forked)], runIn({ signal: controller.signal }));
+    const pids = await startedProcesses('abort.started', marker);
     controller.abort(new Error('job cancelled'));
     await assert.rejects(run, /job cancelled/);
     assert.deepEqual(await survivors(pids), []);
+    assert.deepEqual(await processesWith(marker), []);
   });
 
   it('kills the tool and the processes it forked at the deadline, with the budget error', async () => {
+    const { marker, sleep: forked } = uniqueSleep();
     const run = runTool(
       'sh',
-      ['-c', FORKING('deadline.pids')],
+      ['-c', FORKING('deadline.started', forked)],
       runIn({ deadline: new Deadline(1500, 'the video') }),
     );
-    const pids = await pidsFrom('deadline.pids');
+    const pids = await startedProcesses('deadline.started', marker);
     await assert.rejects(run, (error: unknown) => {
       assert.ok(error instanceof PressoError);
       assert.equal(error.statusCode, 422);
@@ -92,15 +119,16 @@ describe('runTool', () => {
       return true;
     });
     assert.deepEqual(await survivors(pids), []);
+    assert.deepEqual(await processesWith(marker), []);
   });
 
   it('kills what a tool left running when it exits', async () => {
-    const script = 'sleep 300 & echo $! > left.pid; echo done';
+    const { marker, sleep: forked } = uniqueSleep();
+    const script = `${forked} & echo started > left.started; echo done`;
     const { stdout } = await runTool('sh', ['-c', script], runIn(), { captureStdout: true });
     assert.equal(stdout, 'done\n');
-    const pid = Number(await readFile(join(workDir, 'left.pid'), 'utf8'));
-    assert.ok(pid > 0);
-    assert.deepEqual(await survivors([pid]), []);
+    assert.equal(await readFile(join(workDir, 'left.started'), 'utf8'), 'started\n');
+    assert.deepEqual(await survivors(await processesWith(marker)), []);
   });
 
   it('runs in the work directory and refuses a tool that was aborted before it started', async () => {

@@ -22,7 +22,13 @@ it('picks the largest CRF tried that meets both targets, within the trial budget
   const clip = makeClip(join(scratch(), 'clip.mp4'), { seconds: 1, audio: false });
   for (const level of ['high', 'ultra'] as const) {
     const workDir = await mkdtemp(join(scratch(), `work-${level}-`));
-    const run = { deadline: new Deadline(30 * 60_000), signal: new AbortController().signal, workDir };
+    // The clip lies outside the work directory: the sandbox shows it to the tools read-only, as a job's input.
+    const run = {
+      deadline: new Deadline(30 * 60_000),
+      signal: new AbortController().signal,
+      workDir,
+      inputs: [clip],
+    };
     const input = {
       ...{ path: clip, format: 'mp4', start: 0, duration: 1, filters: 'setsar=1,format=yuv420p' },
       ...{ codec: 'h264' as const, level, width: 128, height: 96 },

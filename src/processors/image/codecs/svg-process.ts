@@ -4,6 +4,7 @@
  * for over ten minutes. The child reads and writes files in the job's work directory, under the job's
  * deadline and a memory limit.
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Metadata } from 'sharp';
 import { UnprocessableInputError } from '../../../errors/catalog.ts';
@@ -11,6 +12,14 @@ import { runTool, type ToolRun } from '../../shared/run-tool.ts';
 import type { FilterLoad } from './svg-filters.ts';
 
 const CHILD = fileURLToPath(new URL('./svg-child.ts', import.meta.url));
+
+/**
+ * What the child reads of the project inside the sandbox, read-only: the source it imports, the packages
+ * (svgo, sharp and its libvips) and package.json (the module type). Never the project folder whole: the
+ * default data directory lies inside it.
+ */
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const CHILD_FILES = [join(ROOT, 'src'), join(ROOT, 'node_modules'), join(ROOT, 'package.json')];
 
 /**
  * Node needs about 0.8 GiB of RLIMIT_DATA just to start (V8 reserves its heap and code ranges); svgo on
@@ -29,6 +38,7 @@ async function runChild(args: string[], run: ToolRun): Promise<Record<string, un
       label: 'The SVG processor',
       captureStdout: true,
       limits: { memoryBytes: MEMORY_BYTES },
+      programFiles: CHILD_FILES,
     },
   );
   const reply = JSON.parse(stdout) as Record<string, unknown>;

@@ -1,0 +1,113 @@
+/**
+ * The canary test: files with random content planted in the server's data directory, in /etc and in
+ * another job's folder never appear in an output or a message, whatever hostile input of whatever kind
+ * goes through the API (hostile-inputs.ts). It must hold with the bubblewrap sandbox alone: each
+ * processor's own checks are a second line, not what this test relies on. Without the sandbox, the same
+ * inputs do reach a canary on this code (the archive links, the linked office pictures), so the test can
+ * fail.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, type TestContext, test } from 'node:test';
+import { startTestPresso, type TestPresso } from '../support/presso.ts';
+import { useScratch } from '../support/scratch.ts';
+import { leaked, plantCanaries, removeCanaries, revealed, showsCanaryPixels } from './canaries.ts';
+import { type Canary, type CanaryTargets, type HostileInput, hostileInputs } from './hostile-inputs.ts';
+
+const scratch = useScratch('presso-canary-');
+
+/**
+ * Everything the caller sees of one hostile request: answers, messages, output bytes and their content;
+ * a drawing of the JPEG canary counts as its token.
+ */
+async function exposure(
+  presso: TestPresso,
+  input: HostileInput,
+  dir: string,
+  targets: CanaryTargets,
+): Promise<(string | Buffer)[]> {
+  const seen: (string | Buffer)[] = [];
+  const response = await presso.upload(input.bytes, input.params, undefined, input.fileName);
+  const text = await response.text();
+  seen.push(text);
+  let body = JSON.parse(text) as Record<string, unknown>;
+  if (response.status === 202) {
+    body = await presso.waitForJob(String(body.id));
+    seen.push(JSON.stringify(body));
+  }
+  if (typeof body.url === 'string' && body.status !== 'failed') {
+    const output = await presso.get(body.url);
+    const path = join(dir, `output-${String(body.id)}`);
+    writeFileSync(path, Buffer.from(await output.arrayBuffer()));
+    seen.push(...revealed(path, dir));
+    if (await showsCanaryPixels(path, dir)) seen.push(targets.dataDirJpeg.token);
+  }
+  return seen;
+}
+
+/** Sends every input; returns the canaries each one revealed. */
+async function attack(
+  t: TestContext,
+  presso: TestPresso,
+  targets: CanaryTargets,
+  inputs: HostileInput[],
+): Promise<Map<string, Canary[]>> {
+  const found = new Map<string, Canary[]>();
+  for (const input of inputs) {
+    await t.test(input.name, async () => {
+      const seen = await exposure(presso, input, scratch(), targets);
+      found.set(input.name, leaked(targets, seen));
+    });
+  }
+  return found;
+}
+
+async function withServer(
+  env: Record<string, string>,
+  body: (presso: TestPresso, targets: CanaryTargets) => Promise<void>,
+): Promise<void> {
+  const presso = await startTestPresso(env);
+  let targets: CanaryTargets | undefined;
+  try {
+    targets = await plantCanaries(presso.dataDir);
+    await body(presso, targets);
+  } finally {
+    removeCanaries(targets);
+    await presso.stop();
+  }
+}
+
+describe('canary: no planted file reaches an output or a message', () => {
+  test('with the sandbox (the default), no hostile input of any kind reveals a canary', async (t) => {
+    await withServer({}, async (presso, targets) => {
+      const health = (await (await presso.request('/healthz', { auth: false })).json()) as {
+        sandbox: string;
+      };
+      assert.equal(health.sandbox, 'bwrap');
+      const inputs = hostileInputs(join(scratch(), 'on'), targets);
+      const found = await attack(t, presso, targets, inputs);
+      const leaks = [...found].filter(([, canaries]) => canaries.length > 0);
+      assert.deepEqual(
+        leaks.map(([name, canaries]) => `${name}: ${canaries.map((c) => c.path).join(', ')}`),
+        [],
+      );
+      assert.equal(found.size, inputs.length, 'every input was sent');
+    });
+  });
+
+  test('without the sandbox, the same inputs do reveal canaries on this code', async (t) => {
+    await withServer({ PRESSO_SANDBOX: 'off' }, async (presso, targets) => {
+      const health = (await (await presso.request('/healthz', { auth: false })).json()) as {
+        sandbox: string;
+      };
+      assert.equal(health.sandbox, 'off');
+      const inputs = hostileInputs(join(scratch(), 'off'), targets).filter((i) =>
+        /^(zip|7z|tar|odt|docx):/.test(i.name),
+      );
+      const found = await attack(t, presso, targets, inputs);
+      const leaks = [...found].filter(([, canaries]) => canaries.length > 0);
+      assert.ok(leaks.length > 0, 'no input leaked without the sandbox: the canary test could not fail');
+    });
+  });
+});
