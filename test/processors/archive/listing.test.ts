@@ -35,7 +35,13 @@ function tree(): string {
 async function list(archive: string, container: ListedContainer): Promise<Member[]> {
   const workDir = join(scratch(), `list-${Math.random().toString(36).slice(2)}`);
   mkdirSync(workDir);
-  const run = { deadline: new Deadline(60_000, 'the test'), signal: new AbortController().signal, workDir };
+  const run = {
+    deadline: new Deadline(60_000, 'the test'),
+    signal: new AbortController().signal,
+    workDir,
+    // The archive lies outside the work folder: the sandbox shows it read-only, as a job's input.
+    inputs: [archive],
+  };
   return listMembers(archive, container, run, { password: undefined, memoryBytes: 2 * 1024 ** 3 });
 }
 
