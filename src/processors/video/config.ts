@@ -3,6 +3,7 @@
  * `PRESSO_VIDEO_*` variables that set them. Each refusal is a clear 422.
  */
 import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+import type { DecodeBounds } from '../ffmpeg/decode-bounds.ts';
 
 export const videoConfig = section({
   maxDurationSeconds: int('PRESSO_VIDEO_MAX_DURATION', {
@@ -42,3 +43,12 @@ export const videoConfig = section({
 export type VideoLimits = Loaded<typeof videoConfig>;
 
 export const DEFAULT_VIDEO_LIMITS: VideoLimits = videoConfig.load({});
+
+/** What every ffmpeg run of a video job may decode: the declared limits, whatever the file's header says. */
+export function videoDecodeBounds(limits: VideoLimits): DecodeBounds {
+  return {
+    subject: 'video',
+    maxFramePixels: limits.maxFramePixels,
+    maxDurationSeconds: limits.maxDurationSeconds,
+  };
+}

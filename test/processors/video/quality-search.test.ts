@@ -7,6 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { Deadline } from '../../../src/processors/shared/deadline.ts';
+import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../../src/processors/video/config.ts';
 import {
   MAX_TRIALS,
   SSIM_TARGET_DB,
@@ -22,7 +23,12 @@ it('picks the largest CRF tried that meets both targets, within the trial budget
   const clip = makeClip(join(scratch(), 'clip.mp4'), { seconds: 1, audio: false });
   for (const level of ['high', 'ultra'] as const) {
     const workDir = await mkdtemp(join(scratch(), `work-${level}-`));
-    const run = { deadline: new Deadline(30 * 60_000), signal: new AbortController().signal, workDir };
+    const run = {
+      deadline: new Deadline(30 * 60_000),
+      signal: new AbortController().signal,
+      workDir,
+      bounds: videoDecodeBounds(DEFAULT_VIDEO_LIMITS),
+    };
     const input = {
       ...{ path: clip, format: 'mp4', start: 0, duration: 1, filters: 'setsar=1,format=yuv420p' },
       ...{ codec: 'h264' as const, level, width: 128, height: 96 },

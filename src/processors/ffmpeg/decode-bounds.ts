@@ -1,0 +1,87 @@
+/**
+ * What one ffmpeg or ffprobe run may decode, whatever the file's header says. The probe checks the limits
+ * against the header and the first frames, and the rest of a file need not agree: an AVI that switches
+ * from 64×48 to 16000×16000 frames was decoded (3.7 GB), a Matroska that claims 1 s and holds 5 h was
+ * remuxed whole. So every input of every run is opened with
+ * - `-max_pixels`: each decoder refuses a frame over the frame limit, on every size change and every
+ *   buffer it asks for (libavcodec's ff_set_dimensions and ff_get_buffer), for every codec;
+ * - `-t`: no run reads more than the duration limit (and a second) of an input, so a lying header
+ *   cannot make a run longer than the limit allows;
+ * - `-threads 2`: a decoder's frame threads hold frames each, so a fixed count keeps memory independent of
+ *   the host's cores and within what tool-memory.ts grants.
+ * ffmpeg skips a frame its decoder refused and exits 0; its log says so, and the output's end time (from
+ * `-progress`) tells whether the input ran past the limit. Either is a 422 that names the limit.
+ */
+import { UnprocessableInputError } from '../../errors/catalog.ts';
+import type { ToolRun } from '../shared/run-tool.ts';
+
+export interface DecodeBounds {
+  /** What the messages call the file: "video", "audio". */
+  subject: string;
+  /** Largest picture any decoder may produce, in pixels. */
+  maxFramePixels: number;
+  /** Longest input accepted, in seconds. */
+  maxDurationSeconds: number;
+}
+
+/** Decoder threads: fixed, like the encoders' (run-ffmpeg.ts), so memory does not depend on the host. */
+export const DECODER_THREADS = 2;
+
+/**
+ * libavcodec checks a frame's buffer with its width rounded up to the stride alignment (64 pixels with
+ * AVX-512), so a frame of exactly the limit would fail when its width is not a multiple of 64: one row
+ * of that rounding for frames of up to 16384 lines is allowed on top of the limit (4 MB of memory).
+ */
+const STRIDE_SLACK_PIXELS = 64 * 16_384;
+
+export function decodePixelBound(maxFramePixels: number): number {
+  return Math.floor(maxFramePixels) + STRIDE_SLACK_PIXELS;
+}
+
+/** An input is read to this much past the limit, so the output shows it went past (a cut at the limit would not). */
+const READ_PAST_LIMIT_SECONDS = 1;
+/** Output end times within this of the limit are the limit itself (audio frames, rounding to the time base). */
+const END_TOLERANCE_SECONDS = 0.5;
+
+/** Decoder options for one input, before its `-i`, in ffmpeg and ffprobe alike. */
+export function decoderArgs(bounds: DecodeBounds): string[] {
+  return [
+    '-threads',
+    String(DECODER_THREADS),
+    '-max_pixels',
+    String(decodePixelBound(bounds.maxFramePixels)),
+  ];
+}
+
+/** ffmpeg's input `-t`: how much of an input one run reads at most (ffprobe has no such option). */
+export function readLimitArgs(bounds: DecodeBounds): string[] {
+  return ['-t', (bounds.maxDurationSeconds + READ_PAST_LIMIT_SECONDS).toFixed(3)];
+}
+
+/** libavutil's av_image_check_size2 message when a decoder refuses a frame over `-max_pixels`. */
+const OVER_MAX_PIXELS = /Picture size (\d{1,10})x(\d{1,10}) exceeds specified max pixel count/;
+
+/** The 422 for a run whose log shows a decoder refused a frame over the limit; undefined when none did. */
+export function frameLimitRefusal(log: string, bounds: DecodeBounds): UnprocessableInputError | undefined {
+  const match = OVER_MAX_PIXELS.exec(log);
+  if (match === null) return undefined;
+  return new UnprocessableInputError(
+    `The ${bounds.subject} holds frames of ${match[1]}×${match[2]}, past the frame size limit of ${bounds.maxFramePixels} pixels (whatever its header says).`,
+  );
+}
+
+/** The 422 for a run whose output ran past the duration limit; undefined when it did not. */
+export function durationRefusal(
+  outputSeconds: number,
+  bounds: DecodeBounds,
+): UnprocessableInputError | undefined {
+  if (!(outputSeconds > bounds.maxDurationSeconds + END_TOLERANCE_SECONDS)) return undefined;
+  return new UnprocessableInputError(
+    `The ${bounds.subject} runs past the duration limit of ${bounds.maxDurationSeconds} s (whatever its header says).`,
+  );
+}
+
+/** A tool run for one media job: the job's deadline, signal and folder, and the bounds of what it decodes. */
+export interface MediaRun extends ToolRun {
+  bounds: DecodeBounds;
+}
