@@ -5,8 +5,8 @@
  * remuxed whole. So every input of every run is opened with
  * - `-max_pixels`: each decoder refuses a frame over the frame limit, on every size change and every
  *   buffer it asks for (libavcodec's ff_set_dimensions and ff_get_buffer), for every codec;
- * - `-t`: no run reads more than the duration limit (and a second) of an input, so a lying header
- *   cannot make a run longer than the limit allows;
+ * - `-t`: no run reads more than the duration limit (and 10 s) of an input, so a lying header cannot
+ *   make a run longer than the limit allows;
  * - `-threads 2`: a decoder's frame threads hold frames each, so a fixed count keeps memory independent of
  *   the host's cores and within what tool-memory.ts grants.
  * ffmpeg skips a frame its decoder refused and exits 0; its log says so, and the output's end time (from
@@ -38,9 +38,13 @@ export function decodePixelBound(maxFramePixels: number): number {
   return Math.floor(maxFramePixels) + STRIDE_SLACK_PIXELS;
 }
 
-/** An input is read to this much past the limit, so the output shows it went past (a cut at the limit would not). */
-const READ_PAST_LIMIT_SECONDS = 1;
-/** Output end times within this of the limit are the limit itself (audio frames, rounding to the time base). */
+/**
+ * An input is read to this much past the limit, so that the output shows it went past: the end time ffmpeg
+ * reports is the last packet's decoding time, which trails the picture by the encoder's reordering delay
+ * (two frames, 0.4 s at 5 frames a second) and by a frame's interval.
+ */
+const READ_PAST_LIMIT_SECONDS = 10;
+/** Output end times within this of the limit are the limit itself (audio frame padding, time base rounding). */
 const END_TOLERANCE_SECONDS = 0.5;
 
 /** Decoder options for one input, before its `-i`, in ffmpeg and ffprobe alike. */
@@ -58,8 +62,12 @@ export function readLimitArgs(bounds: DecodeBounds): string[] {
   return ['-t', (bounds.maxDurationSeconds + READ_PAST_LIMIT_SECONDS).toFixed(3)];
 }
 
-/** libavutil's av_image_check_size2 message when a decoder refuses a frame over `-max_pixels`. */
-const OVER_MAX_PIXELS = /Picture size (\d{1,10})x(\d{1,10}) exceeds specified max pixel count/;
+/**
+ * A decoder refusing a frame over `-max_pixels`: libavutil's check (every libavcodec decoder) or dav1d's own
+ * (`frame_size_limit`, which ffmpeg sets from it for AV1).
+ */
+const OVER_MAX_PIXELS =
+  /(?:Picture|Frame) size (\d{1,10})x(\d{1,10}) exceeds (?:specified max pixel count|limit)/;
 
 /** The 422 for a run whose log shows a decoder refused a frame over the limit; undefined when none did. */
 export function frameLimitRefusal(log: string, bounds: DecodeBounds): UnprocessableInputError | undefined {
