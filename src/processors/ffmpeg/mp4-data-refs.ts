@@ -27,8 +27,9 @@ const SCAN_CHUNK = 1024 * 1024;
 type ReadAt = (at: number, length: number) => Promise<Buffer>;
 
 /**
- * Why the file's samples are not (all) inside it, for the refusal's message; undefined when every data
- * reference of its movie header is self-contained, or it has none.
+ * Why the file cannot be read on its own, for the refusal's message ("its samples are in another file
+ * (...)", or why its movie header could not be checked); undefined when every data reference of its
+ * movie header is self-contained, or it has none.
  */
 export async function externalSampleReference(path: string): Promise<string | undefined> {
   const handle = await open(path, 'r');
@@ -130,8 +131,9 @@ async function readDataReferences(readAt: ReadAt, box: BoxHeader): Promise<strin
     const selfContained = (body.readUInt32BE(at + 8) & 1) === 1;
     const location = body.subarray(at + 12, Math.min(body.length, at + size));
     if (!selfContained && location.some((byte) => byte !== 0)) {
-      const named = type === 'url ' || type === 'urn ' ? `: ${printable(location)}` : '';
-      return `its samples are in another file (a '${type.trim()}' data reference${named})`;
+      const kind = type.trim();
+      const named = type === 'url ' || type === 'urn ' ? ` names ${printable(location)}` : '';
+      return `its samples are in another file (${/^[aeiou]/.test(kind) ? 'an' : 'a'} '${kind}' data reference${named})`;
     }
     at += size;
   }

@@ -145,7 +145,7 @@ export async function probeMedia(path: string, format: string, run: MediaRun): P
     const elsewhere = await externalSampleReference(path);
     if (elsewhere !== undefined) {
       throw new UnprocessableInputError(
-        `The ${run.bounds.subject}'s samples are not inside the file: ${elsewhere}.`,
+        `The ${run.bounds.subject} cannot be read from this file alone: ${elsewhere}.`,
       );
     }
   }

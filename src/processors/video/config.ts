@@ -14,7 +14,7 @@ export const videoConfig = section({
   maxFramePixels: int('PRESSO_VIDEO_MAX_FRAME_PIXELS', {
     default: 8192 * 4320,
     min: 1,
-    doc: 'Largest video frame accepted, in pixels (8K is 35 MP)',
+    doc: 'Largest video frame decoded, in pixels (8K is 35 MP); also sets each ffmpeg run\'s memory limit',
   }),
   /** A file with thousands of tiny streams is an attack, not a film. */
   maxStreams: int('PRESSO_VIDEO_MAX_STREAMS', {
