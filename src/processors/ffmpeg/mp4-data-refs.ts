@@ -131,9 +131,8 @@ async function readDataReferences(readAt: ReadAt, box: BoxHeader): Promise<strin
     const selfContained = (body.readUInt32BE(at + 8) & 1) === 1;
     const location = body.subarray(at + 12, Math.min(body.length, at + size));
     if (!selfContained && location.some((byte) => byte !== 0)) {
-      const kind = type.trim();
-      const named = type === 'url ' || type === 'urn ' ? ` names ${printable(location)}` : '';
-      return `its samples are in another file (${/^[aeiou]/.test(kind) ? 'an' : 'a'} '${kind}' data reference${named})`;
+      const named = type === 'url ' || type === 'urn ' ? `: ${printable(location)}` : '';
+      return `its samples are in another file, named by a data reference ('${type.trim()}'${named})`;
     }
     at += size;
   }

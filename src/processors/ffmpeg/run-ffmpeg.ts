@@ -9,7 +9,7 @@
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { runTool, type ToolLimits } from '../shared/run-tool.ts';
 import { type DecodeBounds, durationRefusal, frameLimitRefusal, type MediaRun } from './decode-bounds.ts';
-import { type EncoderMemory, ffmpegMemoryBytes } from './tool-memory.ts';
+import { type EncoderMemory, ffmpegMemoryBytes, memoryRefusal } from './tool-memory.ts';
 
 /** Encoder threads: fixed so the bytes do not depend on the host; two is this service's reference machine. */
 export const ENCODER_THREADS = 2;
@@ -63,7 +63,12 @@ export async function runFfmpeg(
   } catch (error) {
     throw failedRunError(error, run.bounds);
   }
-  const refusal = frameLimitRefusal(log, run.bounds) ?? durationRefusal(report.seconds, run.bounds);
+  // A decoder that could not have a frame (over the limit, or past the memory limit) is skipped by ffmpeg,
+  // which then exits 0 with that frame missing.
+  const refusal =
+    frameLimitRefusal(log, run.bounds) ??
+    memoryRefusal(log, run.bounds) ??
+    durationRefusal(report.seconds, run.bounds);
   if (refusal !== undefined) throw refusal;
   return report;
 }
@@ -82,13 +87,5 @@ function readProgressLine(line: string, report: FfmpegReport): void {
 function failedRunError(error: unknown, bounds: DecodeBounds): unknown {
   if (!(error instanceof UnprocessableInputError) || !(error.cause instanceof Error)) return error;
   const log = error.cause.message;
-  const refusal = frameLimitRefusal(log, bounds);
-  if (refusal !== undefined) return refusal;
-  if (/Cannot allocate memory/.test(log)) {
-    return new UnprocessableInputError(
-      `Processing the ${bounds.subject} needed more memory than its limits allow (frame size limit ${bounds.maxFramePixels} pixels).`,
-      error.cause,
-    );
-  }
-  return error;
+  return frameLimitRefusal(log, bounds) ?? memoryRefusal(log, bounds) ?? error;
 }

@@ -9,6 +9,7 @@
  * Figures measured with Debian's ffmpeg 5.1 (peak VmData, which is what RLIMIT_DATA counts, 2 threads),
  * between 720p and 2160p, 50 frames, then given about a quarter more: see docs/video-audio.md.
  */
+import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { type DecodeBounds, decodePixelBound } from './decode-bounds.ts';
 
 const MB = 1024 ** 2;
@@ -38,4 +39,15 @@ export function ffmpegMemoryBytes(
   const decode = BASE_BYTES + DECODE_BYTES_PER_PIXEL * decodePixelBound(bounds.maxFramePixels);
   if (encoder === undefined) return decode;
   return decode + encoder.memory.baseBytes + encoder.memory.bytesPerPixel * encoder.pixels;
+}
+
+/** An allocation refused by the memory limit, as libavutil (ENOMEM) and the x264/x265 encoders log it. */
+const OUT_OF_MEMORY = /Cannot allocate memory|malloc of size \d{1,20} failed/;
+
+/** The 422 for a run whose log shows an allocation failed; undefined when none did. */
+export function memoryRefusal(log: string, bounds: DecodeBounds): UnprocessableInputError | undefined {
+  if (!OUT_OF_MEMORY.test(log)) return undefined;
+  return new UnprocessableInputError(
+    `Processing the ${bounds.subject} needed more memory than its limits allow (the memory limit follows the frame size limit of ${bounds.maxFramePixels} pixels).`,
+  );
 }
