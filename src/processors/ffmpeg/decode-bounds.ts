@@ -4,7 +4,7 @@
  * from 64×48 to 16000×16000 frames was decoded (3.7 GB), a Matroska that claims 1 s and holds 5 h was
  * remuxed whole. So every input of every run is opened with
  * - `-max_pixels`: each decoder refuses a frame over the frame limit, on every size change and every
- *   buffer it asks for (libavcodec's ff_set_dimensions and ff_get_buffer), for every codec;
+ *   buffer it asks for (libavcodec's ff_set_dimensions and ff_get_buffer; dav1d has its own check);
  * - `-t`: no run reads more than the duration limit (and 10 s) of an input, so a lying header cannot
  *   make a run longer than the limit allows;
  * - `-threads 2`: a decoder's frame threads hold frames each, so a fixed count keeps memory independent of
@@ -29,8 +29,9 @@ export const DECODER_THREADS = 2;
 
 /**
  * libavcodec checks a frame's buffer with its width rounded up to the stride alignment (64 pixels with
- * AVX-512), so a frame of exactly the limit would fail when its width is not a multiple of 64: one row
- * of that rounding for frames of up to 16384 lines is allowed on top of the limit (4 MB of memory).
+ * AVX-512), so a frame of exactly the limit failed when its width was not a multiple of 64 (1366×768 is
+ * checked as 1408×768): 64 pixels a line for frames of up to 16384 lines are allowed on top of the limit
+ * (a megapixel, 1.5 MB of 8-bit 4:2:0).
  */
 const STRIDE_SLACK_PIXELS = 64 * 16_384;
 
