@@ -19,6 +19,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { Deadline } from '../../src/processors/shared/deadline.ts';
+import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../src/processors/video/config.ts';
 import { CODEC_SETTINGS } from '../../src/processors/video/encoders.ts';
 import { searchCrf } from '../../src/processors/video/quality-search.ts';
 import { integratedLoudness } from '../../test/support/media.ts';
@@ -241,6 +242,7 @@ async function directRun(
     workDir: searchDir,
     // The source lies outside the work directory: the sandbox shows it to ffmpeg read-only.
     inputs: [source],
+    bounds: videoDecodeBounds(DEFAULT_VIDEO_LIMITS),
   };
   const filters = 'setsar=1,format=yuv420p';
   const { crf } = await searchCrf(

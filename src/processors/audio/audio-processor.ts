@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
@@ -13,7 +14,7 @@ import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
-import { type ToolRun, toolScope } from '../shared/run-tool.ts';
+import { toolScope } from '../shared/run-tool.ts';
 import { audioArgs, planAudioOutput } from './audio-args.ts';
 import { type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
 import { AUDIO_FORMATS } from './encoders.ts';
@@ -60,7 +61,12 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   const params = resolveAudioParams(request.params);
   const { input } = request;
   const deadline = new Deadline(limits.timeBudgetMs, 'the audio');
-  const run: ToolRun = { deadline, signal: request.signal, ...toolScope(request) };
+  const bounds = {
+    subject: 'audio',
+    maxFramePixels: limits.maxFramePixels,
+    maxDurationSeconds: limits.maxDurationSeconds,
+  };
+  const run: MediaRun = { deadline, signal: request.signal, bounds, ...toolScope(request) };
 
   const probe = await probeMedia(input.path, input.format, run);
   const audio = mainAudio(probe);
@@ -84,7 +90,7 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   const seek = seekArgs(input.format, start);
   const inputArgs = [
     ...seek.before,
-    ...safeInputArgs(input.format, input.path),
+    ...safeInputArgs(input.format, input.path, bounds),
     ...seek.after,
     ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
   ];
@@ -113,11 +119,13 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
         ...(progress === undefined ? {} : { onProgress: (f: number) => progress(Math.floor(f * 99)) }),
       },
     );
-  await encode(0);
+  const written = await encode(0);
+  // ffmpeg exits 0 when it could read no packet at all: an empty file is not an answer.
+  if (!(written.seconds > 0)) throw new UnprocessableInputError('The audio holds no sound that can be read.');
   // A lossy encode that turned the track down (or up) is encoded again with the gain that undoes it.
   if (lossy) {
     const before = await measureLoudness(inputArgs, run, 'input');
-    const after = await measureLoudness(safeInputArgs(plan.format, output), run, 'output');
+    const after = await measureLoudness(safeInputArgs(plan.format, output, bounds), run, 'output');
     const gain = compensatingGain(before, after);
     if (gain !== 0) await encode(gain);
   }

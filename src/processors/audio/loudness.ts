@@ -7,8 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
 
 /** Drift that is left alone (LU): below what listeners notice between tracks. */
 export const TOLERANCE_LU = 0.5;
@@ -31,7 +31,7 @@ export interface Loudness {
  * filter; its metadata goes to a file in the job's folder (the summary is logged at a level the runner
  * silences). `name` keeps two measurements of one job apart.
  */
-export async function measureLoudness(inputArgs: string[], run: ToolRun, name: string): Promise<Loudness> {
+export async function measureLoudness(inputArgs: string[], run: MediaRun, name: string): Promise<Loudness> {
   const log = join(run.workDir, `${name}.r128`);
   await runFfmpeg(
     [

@@ -5,6 +5,7 @@
  * matching the format detected from the magic bytes, chosen from an allow-list of container demuxers
  * that never open another resource, and only the `file` protocol is allowed, on the one input path.
  */
+import { type DecodeBounds, decoderArgs, readLimitArgs } from './decode-bounds.ts';
 
 /** Our format name → the ffmpeg demuxer that reads it. Nothing outside this table is ever opened. */
 const DEMUXER_BY_FORMAT: Readonly<Record<string, string>> = {
@@ -51,14 +52,29 @@ export function seekArgs(format: string, start: number): { before: string[]; aft
 }
 
 /**
- * Input options for one untrusted file: the forced demuxer, the `file` protocol only, and the path
- * behind an explicit `file:` so no part of it is read as a protocol or option. The mov demuxer's
- * external data references (`enable_drefs`) stay off, as they are by default; it is set explicitly so a
- * future default cannot turn it on.
+ * The forced demuxer, the `file` protocol only, and the path behind an explicit `file:` so no part of it is
+ * read as a protocol or option. The mov demuxer's external data references (`enable_drefs`) stay off, as
+ * they are by default, and would not take absolute paths either (`use_absolute_path`); both are set
+ * explicitly so a future default cannot turn them on (mp4-data-refs.ts refuses such files before).
  */
-export function safeInputArgs(format: string, path: string): string[] {
+function demuxerArgs(format: string, path: string): { options: string[]; input: string[] } {
   const demuxer = demuxerFor(format);
   if (demuxer === undefined) throw new Error(`no demuxer allowed for format ${format}`);
   const movOptions = demuxer === 'mov' ? ['-enable_drefs', '0', '-use_absolute_path', '0'] : [];
-  return ['-protocol_whitelist', 'file', '-f', demuxer, ...movOptions, '-i', `file:${path}`];
+  return {
+    options: ['-protocol_whitelist', 'file', '-f', demuxer, ...movOptions],
+    input: ['-i', `file:${path}`],
+  };
+}
+
+/** ffmpeg's options for one untrusted input: demuxer and protocol as above, decoders and reading bounded. */
+export function safeInputArgs(format: string, path: string, bounds: DecodeBounds): string[] {
+  const { options, input } = demuxerArgs(format, path);
+  return [...options, ...decoderArgs(bounds), ...readLimitArgs(bounds), ...input];
+}
+
+/** ffprobe's options for one untrusted input: the same, without the read limit ffprobe does not have. */
+export function probeInputArgs(format: string, path: string, bounds: DecodeBounds): string[] {
+  const { options, input } = demuxerArgs(format, path);
+  return [...options, ...decoderArgs(bounds), ...input];
 }

@@ -1,13 +1,18 @@
 /**
- * ffprobe's view of an untrusted input (opened through safeInputArgs), reduced to the facts the video
+ * ffprobe's view of an untrusted input (opened through probeInputArgs), reduced to the facts the video
  * and audio processors decide on. ffprobe confirms what the magic bytes suggested: a file it cannot
- * read with the forced demuxer, or one without a stream of the expected kind, is refused.
+ * read with the forced demuxer, or one without a stream of the expected kind, is refused; so is an MP4
+ * or QuickTime file whose samples live in another file (mp4-data-refs.ts), and one whose first frames,
+ * decoded to fill in the description, are over the frame limit.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
-import { runTool, type ToolRun } from '../shared/run-tool.ts';
-import { safeInputArgs } from './demuxers.ts';
+import { runTool } from '../shared/run-tool.ts';
+import { frameLimitRefusal, type MediaRun } from './decode-bounds.ts';
+import { demuxerFor, probeInputArgs } from './demuxers.ts';
+import { externalSampleReference } from './mp4-data-refs.ts';
+import { ffmpegMemoryBytes } from './tool-memory.ts';
 
 export interface ProbedStream {
   index: number;
@@ -110,16 +115,24 @@ const PROBE_OUTPUT_BYTES = 16 * 1024 * 1024;
 let probes = 0;
 
 /** ffprobe's JSON for `args`, written to a file in the job's folder (stdout's capped tail would cut it). */
-async function ffprobeJson<T>(args: string[], run: ToolRun): Promise<T> {
+async function ffprobeJson<T>(args: string[], run: MediaRun): Promise<T> {
   const file = join(run.workDir, `ffprobe-${++probes}.json`);
-  await runTool('ffprobe', ['-v', 'error', ...args, '-of', 'json'], run, {
+  const { stderr } = await runTool('ffprobe', ['-v', 'error', ...args, '-of', 'json'], run, {
     label: 'ffprobe',
     stdoutFile: file,
-    limits: { fileBytes: PROBE_OUTPUT_BYTES },
+    limits: { fileBytes: PROBE_OUTPUT_BYTES, memoryBytes: ffmpegMemoryBytes(run.bounds) },
+  }).catch((error: unknown) => {
+    const log =
+      error instanceof UnprocessableInputError && error.cause instanceof Error ? error.cause.message : '';
+    throw frameLimitRefusal(log, run.bounds) ?? error;
   });
   try {
+    // A decoder that refused a frame leaves its stream described as 0×0: the log says why.
+    const refusal = frameLimitRefusal(stderr, run.bounds);
+    if (refusal !== undefined) throw refusal;
     return JSON.parse(await readFile(file, 'utf8')) as T;
   } catch (cause) {
+    if (cause instanceof UnprocessableInputError) throw cause;
     throw new UnprocessableInputError('ffprobe could not describe the file.', cause);
   } finally {
     await rm(file, { force: true });
@@ -127,9 +140,17 @@ async function ffprobeJson<T>(args: string[], run: ToolRun): Promise<T> {
 }
 
 /** Probes `path` as `format`; a file ffprobe cannot read is the input's fault (422). */
-export async function probeMedia(path: string, format: string, run: ToolRun): Promise<MediaProbe> {
+export async function probeMedia(path: string, format: string, run: MediaRun): Promise<MediaProbe> {
+  if (demuxerFor(format) === 'mov') {
+    const elsewhere = await externalSampleReference(path);
+    if (elsewhere !== undefined) {
+      throw new UnprocessableInputError(
+        `The ${run.bounds.subject} cannot be read from this file alone: ${elsewhere}.`,
+      );
+    }
+  }
   const parsed = await ffprobeJson<{ format?: Record<string, unknown>; streams?: Record<string, unknown>[] }>(
-    [...safeInputArgs(format, path), '-show_format', '-show_streams'],
+    [...probeInputArgs(format, path, run.bounds), '-show_format', '-show_streams'],
     run,
   );
   const format_ = parsed.format ?? {};
@@ -156,9 +177,9 @@ export async function probeMedia(path: string, format: string, run: ToolRun): Pr
 }
 
 /** The end of the last packet, read from every packet's time (demuxing only, no decoding). */
-async function lastPacketTime(path: string, format: string, run: ToolRun): Promise<number> {
+async function lastPacketTime(path: string, format: string, run: MediaRun): Promise<number> {
   const parsed = await ffprobeJson<{ packets?: Record<string, unknown>[] }>(
-    [...safeInputArgs(format, path), '-show_entries', 'packet=pts_time,duration_time'],
+    [...probeInputArgs(format, path, run.bounds), '-show_entries', 'packet=pts_time,duration_time'],
     run,
   );
   let end = 0;

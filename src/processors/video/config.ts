@@ -3,6 +3,7 @@
  * `PRESSO_VIDEO_*` variables that set them. Each refusal is a clear 422.
  */
 import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+import type { DecodeBounds } from '../ffmpeg/decode-bounds.ts';
 
 export const videoConfig = section({
   maxDurationSeconds: int('PRESSO_VIDEO_MAX_DURATION', {
@@ -13,7 +14,7 @@ export const videoConfig = section({
   maxFramePixels: int('PRESSO_VIDEO_MAX_FRAME_PIXELS', {
     default: 8192 * 4320,
     min: 1,
-    doc: 'Largest video frame accepted, in pixels (8K is 35 MP)',
+    doc: 'Largest video frame decoded, in pixels (8K is 35 MP); also sets each ffmpeg run\'s memory limit',
   }),
   /** A file with thousands of tiny streams is an attack, not a film. */
   maxStreams: int('PRESSO_VIDEO_MAX_STREAMS', {
@@ -42,3 +43,12 @@ export const videoConfig = section({
 export type VideoLimits = Loaded<typeof videoConfig>;
 
 export const DEFAULT_VIDEO_LIMITS: VideoLimits = videoConfig.load({});
+
+/** What every ffmpeg run of a video job may decode: the declared limits, whatever the file's header says. */
+export function videoDecodeBounds(limits: VideoLimits): DecodeBounds {
+  return {
+    subject: 'video',
+    maxFramePixels: limits.maxFramePixels,
+    maxDurationSeconds: limits.maxDurationSeconds,
+  };
+}

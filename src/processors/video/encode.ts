@@ -4,11 +4,11 @@
  * metadata carried over (phone videos carry GPS positions). `-fflags +bitexact` keeps the muxers from
  * writing random identifiers, so the same request gives the same bytes.
  */
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import type { ProbedStream } from '../ffmpeg/probe.ts';
 import { type FfmpegOptions, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
-import { CODEC_SETTINGS, CONTAINERS } from './encoders.ts';
+import { CODEC_SETTINGS, CONTAINERS, GIF_MEMORY } from './encoders.ts';
 import type { VideoCodec, VideoFormat } from './params.ts';
 
 export interface EncodePlan {
@@ -18,6 +18,8 @@ export interface EncodePlan {
   /** undefined: to the end. */
   duration: number | undefined;
   filters: string[];
+  /** Pixels of the frames written, after the filters (for the memory limit). */
+  outputPixels: number;
   format: VideoFormat;
   codec: VideoCodec | undefined;
   crf: number;
@@ -82,7 +84,7 @@ export function trimArgs(
 
 export async function encodeVideo(
   plan: EncodePlan,
-  run: ToolRun,
+  run: MediaRun,
   options: Pick<FfmpegOptions, 'onProgress' | 'expectedSeconds' | 'limits'>,
 ): Promise<void> {
   const container = CONTAINERS[plan.format];
@@ -103,7 +105,7 @@ export async function encodeVideo(
   await runFfmpeg(
     [
       ...trim.before,
-      ...safeInputArgs(plan.inputFormat, plan.inputPath),
+      ...safeInputArgs(plan.inputFormat, plan.inputPath, run.bounds),
       ...trim.after,
       ...video,
       ...(plan.format === 'gif' ? ['-an'] : audioArgs(plan.audio)),
@@ -121,6 +123,12 @@ export async function encodeVideo(
       plan.output,
     ],
     run,
-    options,
+    {
+      ...options,
+      encoder: {
+        memory: plan.format === 'gif' ? GIF_MEMORY : CODEC_SETTINGS[plan.codec ?? 'h264'].memory,
+        pixels: plan.outputPixels,
+      },
+    },
   );
 }

@@ -5,7 +5,10 @@
  * never depend on the host.
  */
 import { ENCODER_THREADS } from '../ffmpeg/run-ffmpeg.ts';
+import type { EncoderMemory } from '../ffmpeg/tool-memory.ts';
 import type { VideoCodec, VideoFormat } from './params.ts';
+
+const MB = 1024 ** 2;
 
 export interface CodecSettings {
   /** The ffprobe codec name of this codec's streams. */
@@ -15,6 +18,11 @@ export interface CodecSettings {
   /** Where the search starts for each lossy level. */
   start: Readonly<Record<'medium' | 'high' | 'ultra', number>>;
   args(crf: number): string[];
+  /**
+   * What the encoder takes for frames of one size (tool-memory.ts): peak VmData between 720p and 2160p
+   * with these settings, per pixel and at none, with about a quarter more.
+   */
+  memory: EncoderMemory;
 }
 
 export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
@@ -22,6 +30,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     probeName: 'h264',
     range: [16, 36],
     start: { medium: 21, high: 24, ultra: 28 },
+    memory: { baseBytes: 256 * MB, bytesPerPixel: 256 }, // 199 B/px measured (lookahead of 40 frames)
     args: (crf) => [
       '-c:v',
       'libx264',
@@ -39,6 +48,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     probeName: 'hevc',
     range: [18, 38],
     start: { medium: 23, high: 26, ultra: 30 },
+    memory: { baseBytes: 256 * MB, bytesPerPixel: 240 }, // 185 B/px measured
     args: (crf) => [
       '-c:v',
       'libx265',
@@ -56,6 +66,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     probeName: 'vp9',
     range: [20, 50],
     start: { medium: 30, high: 34, ultra: 40 },
+    memory: { baseBytes: 192 * MB, bytesPerPixel: 160 }, // 125 B/px measured
     args: (crf) => [
       '-c:v',
       'libvpx-vp9',
@@ -77,6 +88,9 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     probeName: 'av1',
     range: [20, 55],
     start: { medium: 30, high: 35, ultra: 42 },
+    // 380 B/px and 740 MB at none measured. SVT-AV1 stalls instead of failing when an allocation is
+    // refused, so its margin is the widest: a run short of memory would wait for the time budget.
+    memory: { baseBytes: 1024 * MB, bytesPerPixel: 480 },
     args: (crf) => [
       '-c:v',
       'libsvtav1',
@@ -89,6 +103,9 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     ],
   },
 };
+
+/** The GIF palette pipeline (palettegen keeps statistics, paletteuse a frame and its palette): 131 B/px measured. */
+export const GIF_MEMORY: EncoderMemory = { baseBytes: 256 * MB, bytesPerPixel: 168 };
 
 export interface ContainerSettings {
   muxer: string;

@@ -6,17 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import { measureSsimulacra2 } from '../image/quality/score.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
 
-async function frameAt(file: string, seconds: number, out: string, run: ToolRun): Promise<Uint8Array> {
+async function frameAt(file: string, seconds: number, out: string, run: MediaRun): Promise<Uint8Array> {
   await runFfmpeg(
     [
       // FFV1 and the trial are in Matroska with an index: an input seek decodes exactly to this frame.
       ...(seconds > 0 ? ['-ss', seconds.toFixed(3)] : []),
-      ...safeInputArgs('mkv', file),
+      ...safeInputArgs('mkv', file, run.bounds),
       '-frames:v',
       '1',
       '-pix_fmt',
@@ -35,7 +35,7 @@ export async function frameSsimulacra2(
   encoded: string,
   at: number,
   size: { width: number; height: number },
-  run: ToolRun,
+  run: MediaRun,
 ): Promise<number> {
   let ref = await frameAt(reference, at, `${reference}.rgb`, run);
   let enc = await frameAt(encoded, at, `${encoded}.rgb`, run);

@@ -8,9 +8,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
-import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
-import type { ToolRun } from '../shared/run-tool.ts';
+import { ENCODER_THREADS, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
+import { FFV1_MEMORY } from '../ffmpeg/tool-memory.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
 import { frameSsimulacra2 } from './frame-score.ts';
 import type { VideoCodec } from './params.ts';
@@ -82,19 +83,16 @@ export function segmentStarts(start: number, duration: number): { at: number; le
   }));
 }
 
-export async function searchCrf(input: SearchInput, run: ToolRun): Promise<SearchResult> {
+export async function searchCrf(input: SearchInput, run: MediaRun): Promise<SearchResult> {
   const settings = CODEC_SETTINGS[input.codec];
   const references: Reference[] = [];
   for (const [i, segment] of segmentStarts(input.start, input.duration).entries()) {
     const ref = `ref-${i}.mkv`;
     const seek = seekArgs(input.format, segment.at);
-    const progress = await runFfmpeg(
+    const cut = await runFfmpeg(
       [
-        // The cut's own progress report counts the frames it wrote (a global option: before the input).
-        '-progress',
-        'pipe:1',
         ...seek.before,
-        ...safeInputArgs(input.format, input.path),
+        ...safeInputArgs(input.format, input.path, run.bounds),
         ...seek.after,
         '-t',
         segment.length.toFixed(3),
@@ -104,6 +102,8 @@ export async function searchCrf(input: SearchInput, run: ToolRun): Promise<Searc
         input.filters,
         '-c:v',
         'ffv1',
+        '-threads',
+        String(ENCODER_THREADS),
         '-an',
         '-sn',
         '-dn',
@@ -112,12 +112,11 @@ export async function searchCrf(input: SearchInput, run: ToolRun): Promise<Searc
         ref,
       ],
       run,
-      { captureStdout: true },
+      { encoder: { memory: FFV1_MEMORY, pixels: input.width * input.height } },
     );
     // A cut can hold no frame: a trim inside the last frame's time, or a track that ended earlier than
     // the probe said. Such a segment has nothing to score; with none left there is nothing to encode.
-    const written = [...progress.matchAll(/^frame=(\d+)/gm)].at(-1)?.[1];
-    if (Number(written ?? 0) > 0) references.push({ file: ref, middle: segment.length / 2 });
+    if (cut.frames > 0) references.push({ file: ref, middle: segment.length / 2 });
   }
   if (references.length === 0) throw new NoVideoFramesError();
   const target = SSIM_TARGET_DB[input.level];
@@ -181,7 +180,7 @@ async function scoreTrial(
   crf: number,
   trial: number,
   size: { width: number; height: number },
-  run: ToolRun,
+  run: MediaRun,
 ): Promise<{ db: number; ssimulacra2: number }> {
   let sum = 0;
   let frames = 0;
@@ -190,13 +189,21 @@ async function scoreTrial(
     const encoded = `trial-${trial}-${i}.mkv`;
     const stats = `trial-${trial}-${i}.ssim`;
     await runFfmpeg(
-      [...safeInputArgs('mkv', ref), ...CODEC_SETTINGS[codec].args(crf), '-an', '-f', 'matroska', encoded],
+      [
+        ...safeInputArgs('mkv', ref, run.bounds),
+        ...CODEC_SETTINGS[codec].args(crf),
+        '-an',
+        '-f',
+        'matroska',
+        encoded,
+      ],
       run,
+      { encoder: { memory: CODEC_SETTINGS[codec].memory, pixels: size.width * size.height } },
     );
     await runFfmpeg(
       [
-        ...safeInputArgs('mkv', encoded),
-        ...safeInputArgs('mkv', ref),
+        ...safeInputArgs('mkv', encoded, run.bounds),
+        ...safeInputArgs('mkv', ref, run.bounds),
         '-lavfi',
         `[0:v][1:v]ssim=stats_file=${stats}`,
         '-f',

@@ -5,10 +5,12 @@
  * phone videos carry a GPS position (the MP4 `©xyz` atom, Apple's location keys), and no other level of
  * the service lets one through.
  */
+import { UnprocessableInputError } from '../../errors/catalog.ts';
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import type { MediaProbe } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
-import type { ToolLimits, ToolRun } from '../shared/run-tool.ts';
+import type { ToolLimits } from '../shared/run-tool.ts';
 import { CONTAINERS } from './encoders.ts';
 import type { VideoFormat } from './params.ts';
 
@@ -16,13 +18,13 @@ export async function remuxVideo(
   input: { path: string; format: string },
   format: VideoFormat,
   output: string,
-  run: ToolRun,
-  limits: Partial<ToolLimits>,
+  run: MediaRun,
+  limits: Pick<ToolLimits, 'fileBytes'>,
 ): Promise<void> {
   const container = CONTAINERS[format];
-  await runFfmpeg(
+  const copied = await runFfmpeg(
     [
-      ...safeInputArgs(input.format, input.path),
+      ...safeInputArgs(input.format, input.path, run.bounds),
       '-map',
       '0:V',
       '-map',
@@ -42,6 +44,9 @@ export async function remuxVideo(
     run,
     { limits },
   );
+  // ffmpeg exits 0 when it could read no packet at all (samples outside the file, offsets past its end):
+  // an empty container is not a copy.
+  if (copied.frames === 0) throw new UnprocessableInputError('The video holds no frame that can be read.');
 }
 
 /** Container tags that say where a file was made, as ffmpeg names them; an empty value removes a tag. */

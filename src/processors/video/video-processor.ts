@@ -8,14 +8,15 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
 import { formatInfo } from '../../media/formats.ts';
+import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
 import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
 import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
-import { type ToolRun, toolScope } from '../shared/run-tool.ts';
-import { DEFAULT_VIDEO_LIMITS, type VideoLimits } from './config.ts';
+import { toolScope } from '../shared/run-tool.ts';
+import { DEFAULT_VIDEO_LIMITS, type VideoLimits, videoDecodeBounds } from './config.ts';
 import { encodeVideo, planAudio } from './encode.ts';
 import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
 import { planFrames } from './geometry.ts';
@@ -86,8 +87,9 @@ async function audioOnly(
 ): Promise<DetectedInput> {
   const audioFormat = AUDIO_ONLY_FORMAT[input.format];
   if (audioFormat === undefined) return input;
-  const run: ToolRun = {
+  const run: MediaRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    bounds: videoDecodeBounds(limits),
     signal: context.signal,
     ...toolScope({ ...context, input }),
   };
@@ -108,10 +110,12 @@ async function processVideo(
   const params = resolveVideoParams(request.params);
   const { input } = request;
   const toolLimits = { fileBytes: limits.maxOutputBytes };
-  const probeRun: ToolRun = {
+  const bounds = videoDecodeBounds(limits);
+  const probeRun: MediaRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the video'),
     signal: request.signal,
     ...toolScope(request),
+    bounds,
   };
   const probe = await probeMedia(input.path, input.format, probeRun);
   const video = mainVideo(probe);
@@ -125,10 +129,11 @@ async function processVideo(
 
   const release = await encodes.acquire(1, request.signal);
   // The time budget starts once the job's turn comes: waiting behind another encode is not its fault.
-  const run: ToolRun = {
+  const run: MediaRun = {
     deadline: new Deadline(limits.timeBudgetMs, 'the video'),
     signal: request.signal,
     ...toolScope(request),
+    bounds,
   };
   try {
     if (params.compression === 'lossless') {
@@ -192,6 +197,7 @@ async function processVideo(
         start,
         duration: trimmed ? duration : undefined,
         filters: frames.filters,
+        outputPixels: frames.width * frames.height,
         format,
         codec,
         crf,
@@ -228,7 +234,7 @@ async function neverLarger(
   input: { path: string; format: string; size: number },
   inputCodec: string,
   codec: keyof typeof CODEC_SETTINGS,
-  run: ToolRun,
+  run: MediaRun,
   toolLimits: { fileBytes: number },
 ): Promise<ProcessResult> {
   const size = (await stat(encoded)).size;

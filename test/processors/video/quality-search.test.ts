@@ -7,6 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { Deadline } from '../../../src/processors/shared/deadline.ts';
+import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../../src/processors/video/config.ts';
 import {
   MAX_TRIALS,
   SSIM_TARGET_DB,
@@ -28,6 +29,7 @@ it('picks the largest CRF tried that meets both targets, within the trial budget
       signal: new AbortController().signal,
       workDir,
       inputs: [clip],
+      bounds: videoDecodeBounds(DEFAULT_VIDEO_LIMITS),
     };
     const input = {
       ...{ path: clip, format: 'mp4', start: 0, duration: 1, filters: 'setsar=1,format=yuv420p' },
