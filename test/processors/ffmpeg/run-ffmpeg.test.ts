@@ -60,22 +60,19 @@ it('gives each encoder, at the frame limit, the memory an honest encode needs', 
 });
 
 it('decodes a frame of exactly the frame limit, whatever its width, and refuses a larger one', async () => {
-  const dir = scratch();
-  const clip = (size: string) => {
-    const path = join(dir, `${size}.mkv`);
-    ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=5:duration=0.2`, '-c:v', 'libx264', path]);
-    return path;
-  };
   // libavcodec checks 1366×768 as 1408×768 (its width rounded up to the stride alignment).
   const limit = 1366 * 768;
-  const decode = async (path: string) => {
+  /** Decodes a clip of `size` made in the run's own folder (the only data the sandbox shows ffmpeg). */
+  const decode = async (size: string) => {
     const run = await runIn(limit);
+    const path = join(run.workDir, `${size}.mkv`);
+    ffmpeg(['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=5:duration=0.2`, '-c:v', 'libx264', path]);
     return runFfmpeg([...safeInputArgs('mkv', path, run.bounds), '-f', 'null', '-'], run);
   };
-  assert.equal((await decode(clip('1366x768'))).frames, 1);
+  assert.equal((await decode('1366x768')).frames, 1);
   // Past the limit and the rounding allowed for it.
   await assert.rejects(
-    decode(clip('2048x1536')),
+    decode('2048x1536'),
     (error: unknown) =>
       error instanceof PressoError &&
       /2048×1536, past the frame size limit of 1049088 pixels/.test(error.message),
