@@ -1,11 +1,15 @@
 /** The BullMQ queue against the shared JobQueue contract, on real Redis, each test under its own key prefix. */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
 import { BullMqJobQueue } from '../../src/jobs/bullmq-job-queue.ts';
 import type { JobQueue } from '../../src/jobs/job-queue.ts';
-import { jobQueueContract } from '../contracts/job-queue.contract.ts';
+import { type JobQueueUnderTest, jobQueueContract } from '../contracts/job-queue.contract.ts';
+import { jobQueueFairnessContract } from '../contracts/job-queue-fairness.contract.ts';
 import { deleteKeysUnder, ensureRedis, REDIS_URL, testRedis } from '../support/services.ts';
+import { until } from '../support/until.ts';
 
-jobQueueContract('BullMQ', async () => {
+async function bullMqQueues(): Promise<JobQueueUnderTest> {
   await ensureRedis();
   const prefix = `presso-test-${process.pid}-${randomBytes(4).toString('hex')}`;
   const queues: BullMqJobQueue[] = [];
@@ -33,4 +37,41 @@ jobQueueContract('BullMQ', async () => {
       await redis.close();
     },
   };
+}
+
+jobQueueContract('BullMQ', bullMqQueues);
+jobQueueFairnessContract('BullMQ', bullMqQueues);
+
+test('fair sharing holds across processes: B’s job starts after at most one more of A’s, whichever process takes it', async () => {
+  const subject = await bullMqQueues();
+  // Two processes, one worker each, sharing the queue; each holds one of A's jobs until its gate opens.
+  const [first, second] = [await subject.open(), await subject.open()];
+  const started: string[] = [];
+  const gates = new Map<string, () => void>();
+  const handler = async (id: string, signal: AbortSignal) => {
+    started.push(id);
+    if (!id.startsWith('a-held')) return;
+    await new Promise<void>((resolve) => {
+      gates.set(id, resolve);
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  };
+  try {
+    first.start(handler, 1, 0);
+    second.start(handler, 1, 0);
+    await first.enqueue('a-held-1', { account: 'acct-a' });
+    await first.enqueue('a-held-2', { account: 'acct-a' });
+    await until(() => gates.size === 2, 'both processes to hold one of A’s jobs');
+    for (let i = 1; i <= 10; i++) await second.enqueue(`a-${i}`, { account: 'acct-a' });
+    await first.enqueue('b-1', { account: 'acct-b' });
+    // Both workers free at once: their claims race, and the choice is still Redis's, one at a time.
+    for (const open of gates.values()) open();
+    await until(() => started.length === 13, 'every job to run');
+    const beforeB = started.slice(2, started.indexOf('b-1'));
+    assert.ok(beforeB.length <= 1, `B waited for ${beforeB.length} of A's jobs: ${started.join(' ')}`);
+    assert.equal(await first.size(), 0);
+  } finally {
+    await Promise.all([first.stop(100), second.stop(100)]);
+    await subject.close();
+  }
 });
