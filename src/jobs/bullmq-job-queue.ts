@@ -40,6 +40,7 @@ export class BullMqJobQueue implements JobQueue {
   readonly #redis: Redis;
   readonly #turns: Record<JobLane, RedisTurns>;
   readonly #workers = new BullMqWorkers();
+  #topUps: NodeJS.Timeout[] = [];
 
   constructor(options: BullMqJobQueueOptions) {
     this.#options = options;
@@ -50,29 +51,49 @@ export class BullMqJobQueue implements JobQueue {
     const queue = (lane: JobLane) =>
       new Queue(queueName(options.name, lane), { connection, prefix: options.prefix });
     this.#queues = { standard: queue('standard'), media: queue('media') };
-    this.#redis = RedisTurns.connect(options.connection);
+    const turnsConnection = RedisTurns.connect(options.connection);
+    this.#redis = turnsConnection.redis;
     // An error event without a listener would end the process; the commands themselves reject.
     this.#redis.on('error', (error: Error) => options.onError?.(error));
     const turns = (lane: JobLane) =>
-      new RedisTurns(this.#redis, options.prefix, queueName(options.name, lane));
+      new RedisTurns(turnsConnection, options.prefix, queueName(options.name, lane));
     this.#turns = { standard: turns('standard'), media: turns('media') };
   }
 
   /**
-   * Adds the lane's turn, then records the job for it: in that order, so a process dying in between leaves a
-   * turn that finds no job (it does nothing), never a job no turn will come for.
+   * Records the job, then adds a turn for it: in that order, so the worker that takes the turn finds the job
+   * (or an earlier one, fairly). A job already waiting or running gets no second turn.
    */
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
     const lane = options.lane ?? 'standard';
+    if (await this.#turns[lane].track(jobId, options.account ?? '', options.urgent === true)) {
+      await this.#addTurns(lane, 1);
+    }
+  }
+
+  async #addTurns(lane: JobLane, count: number): Promise<void> {
     const data: TurnData = { turn: 1 };
-    await this.#queues[lane].add('turn', data, {
+    const opts = {
       attempts: FOREVER,
       backoff: { type: 'fixed', delay: this.#options.retryDelayMs },
       // Outcomes live in the job store; the queue keeps nothing once a turn is done with.
       removeOnComplete: true,
       removeOnFail: true,
-    });
-    await this.#turns[lane].track(jobId, options.account ?? '', options.urgent === true);
+    };
+    await this.#queues[lane].addBulk(Array.from({ length: count }, () => ({ name: 'turn', data, opts })));
+  }
+
+  /**
+   * Adds the turns a process dying between recording a job and adding its turn left missing: jobs no turn
+   * has claimed yet, less the turns waiting. One counted too few (a turn taken but not yet claiming) only
+   * adds a turn that will find nothing to do.
+   */
+  async #topUp(lane: JobLane): Promise<void> {
+    const { unclaimed } = await this.#turns[lane].counts();
+    if (unclaimed === 0) return;
+    const waiting = await this.#queues[lane].getJobCounts('waiting', 'prioritized');
+    const missing = unclaimed - Object.values(waiting).reduce((sum, n) => sum + n, 0);
+    if (missing > 0) await this.#addTurns(lane, missing);
   }
 
   start(handler: JobHandler, concurrency: number, mediaConcurrency = 1): void {
@@ -85,6 +106,15 @@ export class BullMqJobQueue implements JobQueue {
     for (const [lane, size] of lanes) {
       if (size <= 0) continue;
       const turns = this.#turns[lane];
+      const topUp = () =>
+        void this.#topUp(lane).catch((error: unknown) =>
+          this.#options.onError?.(error instanceof Error ? error : new Error(String(error))),
+        );
+      // As often as a dead worker's jobs come back: a job short of its turn waits no longer than theirs.
+      const timer = setInterval(topUp, Math.max(1000, this.#options.lockMs ?? 30_000));
+      timer.unref();
+      this.#topUps.push(timer);
+      topUp();
       this.#workers.run(
         queueName(this.#options.name, lane),
         async (turn, signal) => {
@@ -108,7 +138,12 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async stop(graceMs: number): Promise<void> {
+    this.#stopTopUps();
     await this.#workers.stop(graceMs);
+  }
+
+  #stopTopUps(): void {
+    for (const timer of this.#topUps.splice(0)) clearInterval(timer);
   }
 
   async size(): Promise<number> {
@@ -141,6 +176,7 @@ export class BullMqJobQueue implements JobQueue {
    * that must exit at once, and for the tests that play a crash.
    */
   async abandon(): Promise<void> {
+    this.#stopTopUps();
     await this.#workers.abandon();
     await this.close();
   }

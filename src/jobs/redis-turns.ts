@@ -11,9 +11,10 @@
  * BullMQ still gives everything else: a turn is durable once added, its lock is renewed while the job runs,
  * and a turn whose worker died or stopped goes back to waiting. The job a turn claimed stays bound to it
  * (`assigned`), so the turn's next run, wherever it happens, runs the same job. Turns and jobs pair up
- * without being named for each other: each enqueue adds its turn before it records the job, so there is
- * never a job without a turn left for it; a turn that finds no job (an enqueue that died between the two
- * steps, a job queued twice) does nothing.
+ * without being named for each other: each enqueue records its job, then adds one turn (recorded first, so
+ * the turn can never come before its job, which a worker taking it at once would otherwise find missing).
+ * A process dying between the two leaves a job short of a turn: workers count waiting jobs against waiting
+ * turns now and then and add what is missing (`BullMqJobQueue`). A turn that finds no job does nothing.
  *
  * Keys, under `<prefix>:turns:<queue>`: `:jobs` (hash job → account: waiting or running, so an id is queued
  * once), `:urgent:<account>` and `:background:<account>` (lists of waiting job ids), `:ready` (sorted set of
@@ -72,35 +73,56 @@ redis.call('HDEL', base .. ':jobs', ARGV[3])
 return 1
 `;
 
-/** ARGV: base. Returns {jobs waiting or running, the time the oldest waiting one was queued or nil}. */
+/**
+ * ARGV: base. Returns {jobs waiting or running, jobs no turn has claimed yet, the time the oldest of those
+ * was queued or nil}.
+ */
 const COUNTS = `
 local base = ARGV[1]
 local oldest = redis.call('ZRANGE', base .. ':since', 0, 0, 'WITHSCORES')
-return {redis.call('HLEN', base .. ':jobs'), oldest[2] or false}
+return {redis.call('HLEN', base .. ':jobs'), redis.call('ZCARD', base .. ':since'), oldest[2] or false}
 `;
 
 export interface TurnCounts {
   /** Jobs recorded and not done with: waiting, running, or handed back for a retry. */
   jobs: number;
+  /** Jobs waiting for a turn to claim them. */
+  unclaimed: number;
   /** When the oldest job no turn has claimed yet was queued (ms); undefined when none waits. */
   oldestWaitingSince: number | undefined;
 }
 
 /** The fair choice of jobs for the turns of one BullMQ queue (one lane). */
+export interface TurnsConnection {
+  redis: Redis;
+  /** Settles once the first connection is made or has failed; commands wait for it, then fail at once. */
+  ready: Promise<void>;
+}
+
 export class RedisTurns {
-  readonly #redis: Redis;
+  readonly #connection: TurnsConnection;
   readonly #base: string;
   readonly #shas = new Map<string, string>();
 
-  /** `redis` is shared by every lane and stays the caller's. */
-  constructor(redis: Redis, prefix: string, queueName: string) {
-    this.#redis = redis;
+  /** `connection` is shared by every lane and stays the caller's. */
+  constructor(connection: TurnsConnection, prefix: string, queueName: string) {
+    this.#connection = connection;
     this.#base = `${prefix}:turns:${queueName}`;
   }
 
-  /** A connection for the turns' scripts: fails at once while Redis is away, as the queue's own commands do. */
-  static connect(connection: RedisOptions): Redis {
-    return new Redis({ ...connection, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  /**
+   * A connection for the turns' scripts. Once up, its commands fail at once while Redis is away, as the
+   * queue's own commands do (no offline queue); the first ones wait for it to come up.
+   */
+  static connect(connection: RedisOptions): TurnsConnection {
+    const redis = new Redis({
+      ...connection,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+    });
+    // ioredis keeps reconnecting after a failed first attempt; the commands meanwhile reject.
+    return { redis, ready: redis.connect().catch(() => {}) };
   }
 
   /** Records a job as waiting for a turn; false when it is already waiting or running. */
@@ -120,24 +142,26 @@ export class RedisTurns {
   }
 
   async counts(): Promise<TurnCounts> {
-    const [jobs, oldest] = (await this.#run(COUNTS, [])) as [number, string | null];
-    return { jobs, oldestWaitingSince: oldest === null ? undefined : Number(oldest) };
+    const [jobs, unclaimed, oldest] = (await this.#run(COUNTS, [])) as [number, number, string | null];
+    return { jobs, unclaimed, oldestWaitingSince: oldest === null ? undefined : Number(oldest) };
   }
 
   /** EVALSHA, loading the script once (and again after a Redis restart forgot it). */
   async #run(script: string, args: string[]): Promise<unknown> {
+    await this.#connection.ready;
+    const { redis } = this.#connection;
     const argv = [this.#base, ...args];
     const cached = this.#shas.get(script);
     try {
-      return await this.#redis.evalsha(cached ?? (await this.#load(script)), 0, ...argv);
+      return await redis.evalsha(cached ?? (await this.#load(script)), 0, ...argv);
     } catch (error) {
       if (cached === undefined || !String(error).includes('NOSCRIPT')) throw error;
-      return this.#redis.evalsha(await this.#load(script), 0, ...argv);
+      return redis.evalsha(await this.#load(script), 0, ...argv);
     }
   }
 
   async #load(script: string): Promise<string> {
-    const sha = (await this.#redis.script('LOAD', script)) as string;
+    const sha = (await this.#connection.redis.script('LOAD', script)) as string;
     this.#shas.set(script, sha);
     return sha;
   }

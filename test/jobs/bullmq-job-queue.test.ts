@@ -4,21 +4,25 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { BullMqJobQueue } from '../../src/jobs/bullmq-job-queue.ts';
 import type { JobQueue } from '../../src/jobs/job-queue.ts';
+import { RedisTurns } from '../../src/jobs/redis-turns.ts';
 import { type JobQueueUnderTest, jobQueueContract } from '../contracts/job-queue.contract.ts';
 import { jobQueueFairnessContract } from '../contracts/job-queue-fairness.contract.ts';
 import { deleteKeysUnder, ensureRedis, REDIS_URL, testRedis } from '../support/services.ts';
 import { until } from '../support/until.ts';
 
-async function bullMqQueues(): Promise<JobQueueUnderTest> {
+const { hostname, port } = new URL(REDIS_URL);
+const subjectConnection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
+
+async function bullMqQueues(): Promise<JobQueueUnderTest & { prefix: string }> {
   await ensureRedis();
   const prefix = `presso-test-${process.pid}-${randomBytes(4).toString('hex')}`;
   const queues: BullMqJobQueue[] = [];
-  const { hostname, port } = new URL(REDIS_URL);
   return {
+    prefix,
     async open() {
       // Each queue opens its own connections, as another process would; short locks so a crash is seen soon.
       const queue = new BullMqJobQueue({
-        connection: { host: hostname, port: Number(port), maxRetriesPerRequest: null },
+        connection: subjectConnection,
         prefix,
         name: 'jobs',
         retryDelayMs: 600_000,
@@ -72,6 +76,49 @@ test('fair sharing holds across processes: B’s job starts after at most one mo
     assert.equal(await first.size(), 0);
   } finally {
     await Promise.all([first.stop(100), second.stop(100)]);
+    await subject.close();
+  }
+});
+
+test('a job recorded by a process that died before adding its turn still runs: workers add the missing turn', async () => {
+  const subject = await bullMqQueues();
+  const queue = await subject.open();
+  // What such a process left: the job recorded for the standard lane ('jobs'), and no turn.
+  const connection = RedisTurns.connect(subjectConnection);
+  try {
+    assert.equal(
+      await new RedisTurns(connection, subject.prefix, 'jobs').track('orphan', 'acct-a', false),
+      true,
+    );
+    const ran: string[] = [];
+    queue.start(async (id) => {
+      ran.push(id);
+    }, 1);
+    await until(() => ran.length === 1, 'the job to run');
+    assert.deepEqual(ran, ['orphan']);
+    await until(async () => (await queue.size()) === 0, 'the job to be done with');
+  } finally {
+    connection.redis.disconnect();
+    await queue.stop(100);
+    await subject.close();
+  }
+});
+
+test('a worker waiting for work runs each job queued one after another', async () => {
+  const subject = await bullMqQueues();
+  const queue = await subject.open();
+  const ran: string[] = [];
+  queue.start(async (id) => {
+    ran.push(id);
+  }, 1);
+  try {
+    for (let i = 1; i <= 5; i++) {
+      await queue.enqueue(`one-${i}`, { account: 'acct-a' });
+      await until(() => ran.length === i, `one-${i} to run`);
+    }
+    assert.deepEqual(ran, ['one-1', 'one-2', 'one-3', 'one-4', 'one-5']);
+  } finally {
+    await queue.stop(100);
     await subject.close();
   }
 });
