@@ -3,12 +3,19 @@
  * account's 32×32 PNG waited behind every job of a flood (19.7 minutes in the audit). Now the accounts with
  * waiting work take turns: once the second account's job is queued, at most one job of the first account
  * starts before it. Counted in jobs, in the order they started, on one real server whose single worker both
- * accounts share.
+ * accounts share. And a tiny file no longer buys a kind's whole time budget (a 98 KB MKV of three 8K frames
+ * held the media worker 11 minutes): it gets what its size and declared work earn, counted, not timed.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { earnedTimeMs } from '../../src/processors/shared/time-budget.ts';
+import { DEFAULT_VIDEO_LIMITS, VIDEO_TIME_EARNED } from '../../src/processors/video/config.ts';
 import { decode } from '../support/images.ts';
+import { ffmpeg } from '../support/media.ts';
 import { startTestPresso, type TestClient, type TestPresso, testClient } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { until } from '../support/until.ts';
@@ -106,5 +113,36 @@ describe('fair sharing between accounts (issue 21, finding 9)', () => {
     } finally {
       for (const watch of watches) watch.close();
     }
+  });
+});
+
+describe('a tiny video cannot buy the video hour (issue 21, finding 9)', () => {
+  let presso: TestPresso;
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'presso-earned-'));
+    // No floor, so the budget is what the file's bytes earn alone (the default floor adds 30 s).
+    presso = await startTestPresso({ PRESSO_VIDEO_TIME_FLOOR: '0s' });
+  });
+  after(async () => {
+    await presso?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('an MKV of three 8K frames in a few KB is refused at the budget its size earned, not run for minutes', async () => {
+    const mkv = join(dir, 'three-8k.mkv');
+    ffmpeg([
+      ...['-f', 'lavfi', '-i', 'color=c=gray:size=7680x4320:rate=1:duration=3'],
+      ...['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', mkv],
+    ]);
+    const bytes = await readFile(mkv);
+    // Counted from its size (the frames it declares would earn far more): under a second.
+    const limits = { ...DEFAULT_VIDEO_LIMITS, timeFloorMs: 0 };
+    const budget = earnedTimeMs(limits, VIDEO_TIME_EARNED, { bytes: bytes.length });
+    assert.ok(budget < 1000, `${budget} ms`);
+    const response = await presso.upload(bytes, undefined, undefined, 'three-8k.mkv');
+    const body = (await response.json()) as { message?: string };
+    assert.equal(response.status, 422, JSON.stringify(body));
+    assert.match(String(body.message), new RegExp(`time budget of ${budget / 1000} s`));
   });
 });
