@@ -85,15 +85,15 @@ export class BullMqJobQueue implements JobQueue {
 
   /**
    * Adds the turns a process dying between recording a job and adding its turn left missing: jobs no turn
-   * has claimed yet, less the turns waiting. One counted too few (a turn taken but not yet claiming) only
-   * adds a turn that will find nothing to do.
+   * has claimed yet, less the turns waiting. The turns are counted first, so a claim between the two counts
+   * lowers the jobs, not the turns; an enqueue between them, or a turn taken but not yet claiming, only adds a
+   * turn that will find nothing to do.
    */
   async #topUp(lane: JobLane): Promise<void> {
+    const counts = await this.#queues[lane].getJobCounts('waiting', 'prioritized');
+    const waiting = Object.values(counts).reduce((sum, n) => sum + n, 0);
     const { unclaimed } = await this.#turns[lane].counts();
-    if (unclaimed === 0) return;
-    const waiting = await this.#queues[lane].getJobCounts('waiting', 'prioritized');
-    const missing = unclaimed - Object.values(waiting).reduce((sum, n) => sum + n, 0);
-    if (missing > 0) await this.#addTurns(lane, missing);
+    if (unclaimed > waiting) await this.#addTurns(lane, unclaimed - waiting);
   }
 
   start(handler: JobHandler, concurrency: number, mediaConcurrency = 1): void {

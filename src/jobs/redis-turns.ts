@@ -1,8 +1,8 @@
 /**
  * Fair sharing for the scaled queue, which BullMQ's open-source queue does not give (its groups are BullMQ
  * Pro's): BullMQ takes work in the order it was added, so one account's flood would hold every other
- * account's job behind it. Here BullMQ carries *turns*, not jobs: every enqueue adds one turn to the lane's
- * BullMQ queue and records the job in Redis, per account. A worker that takes a turn asks Redis which job
+ * account's job behind it. Here BullMQ carries *turns*, not jobs: every enqueue records the job in Redis, per
+ * account, and adds one turn to the lane's BullMQ queue. A worker that takes a turn asks Redis which job
  * to run in it (`claim`, one Lua script, so atomic across every process): the account served longest ago
  * that has a job waiting, its urgent jobs first, then its oldest. That is the embedded queue's rule
  * (jobs/job-queue.ts, EnqueueOptions), decided when a job starts, so it holds however many processes take
