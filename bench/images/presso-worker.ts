@@ -9,7 +9,7 @@ import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 
 // No wall-clock budget may cut a search short in the benchmark: results must not depend on the load.
-const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000 });
+const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
 
 process.on('message', async (m: { input: string; params: Record<string, unknown>; workDir: string }) => {
   try {

@@ -35,7 +35,7 @@ interface CpuProfile {
 
 /** Child: one request, its CPU seconds and output size as one JSON line on stdout. */
 async function runOne(path: string, format: string): Promise<void> {
-  const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000 });
+  const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
   const detected = await detectFile(path);
   if (detected === undefined) throw new Error(`not an image: ${path}`);
   const workDir = mkdtempSync(join(tmpdir(), 'presso-profile-'));

@@ -113,7 +113,7 @@ const rows = [...jpegRows, ...pngRows, ...lossyRows, ...losslessRows];
 const summary = summarise(rows);
 
 // ---- service overhead with every core busy, and memory (service.ts) -----------------------------------------
-const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000 });
+const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
 const inProcessRequest = async (input: string) => {
   const detected = await detectFile(input);
   if (!detected) throw new Error(`not detected: ${input}`);

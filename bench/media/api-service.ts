@@ -71,7 +71,11 @@ export async function startMediaService(work: string): Promise<MediaService> {
   const dataDir = await mkdtemp(join(work, 'data-'));
   const account = await createAccountCli(dataDir, 'bench');
   // Long clips take minutes: the synchronous answer waits for them instead of turning into a job.
-  const child = await spawnPresso(dataDir, { PRESSO_SYNC_TIMEOUT: '30m', PRESSO_VIDEO_TIME_BUDGET: '2h' });
+  const child = await spawnPresso(dataDir, {
+    PRESSO_SYNC_TIMEOUT: '30m',
+    PRESSO_VIDEO_TIME_BUDGET: '2h',
+    PRESSO_VIDEO_TIME_FLOOR: '2h',
+  });
   const client = testClient(child.url, account.key, child.cert);
   const pid = child.child.pid ?? 0;
   return {

@@ -13,7 +13,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { scoreOutput } from '../../src/processors/image/quality/score.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'webp-peer-'));
-const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000 });
+const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
 let n = 0;
 const ratios: number[] = [];
 for (const file of process.argv.slice(2)) {

@@ -1,6 +1,6 @@
 /**
  * The work queue. Embedded: a table in the SQLite database, so accepted work survives a crash;
- * scaled: BullMQ on Redis. A queue knows job ids only, never what a job does.
+ * scaled: BullMQ on Redis. A queue knows job ids and whose they are, never what a job does.
  */
 
 /**
@@ -21,11 +21,22 @@ export interface QueueCapabilities {
  */
 export type JobLane = 'standard' | 'media';
 
+/**
+ * Fair sharing: in each lane, the accounts that have waiting work take turns, one job each, the account
+ * served longest ago first. So once an account has a job waiting, at most one job of each other account with
+ * waiting work starts before it, however much those accounts queued (counted in job starts across every
+ * process taking work from the queue). Within an account, urgent jobs go first, then the oldest.
+ */
 export interface EnqueueOptions {
   /** Default `standard`. */
   lane?: JobLane;
-  /** A client is waiting for the answer (a synchronous request): taken before queued background work. */
+  /**
+   * A client is waiting for the answer (a synchronous request): taken before the account's own queued
+   * background work. It does not jump other accounts' turns.
+   */
   urgent?: boolean;
+  /** Whose job it is: the unit that takes turns. Default: one shared account (``). */
+  account?: string;
 }
 
 /** One lane's backlog, for metrics: what waits, what runs, and how long the oldest waiting job has waited. */

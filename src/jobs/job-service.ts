@@ -112,15 +112,17 @@ export class JobService {
     signal?: AbortSignal,
     lane: JobLane = 'standard',
   ): Promise<Job> {
+    // Accounts take turns in the queue, so one account's flood cannot hold another's job behind it.
+    const account = job.accountId;
     if (async) {
-      await this.#queue(job, usage, { lane });
+      await this.#queue(job, usage, { lane, account });
       return job;
     }
     // Watch before queueing, so a job that finishes at once is not missed.
     const watch = await this.#deps.events.watch(job.id);
     try {
-      // A client waits for this one: it goes before background work.
-      await this.#queue(job, usage, { lane, urgent: true });
+      // A client waits for this one: it goes before the account's background work.
+      await this.#queue(job, usage, { lane, account, urgent: true });
       const deadline = Date.now() + this.#options.syncTimeoutMs;
       for (;;) {
         const current = (await this.#deps.store.get(job.id)) ?? job;

@@ -102,10 +102,11 @@ describe('SQLite queue and webhook store on a full disk', () => {
     queue.start(async (id) => {
       ran.push(id);
     }, 1);
-    dbs
-      .at(-1)!
-      .prepare(`INSERT INTO queue (job_id, state, available_at) VALUES ('later', 'waiting', 1001000)`)
-      .run();
+    // Written as enqueue() writes it (the row and its account's place in the turns), but due later.
+    dbs.at(-1)!.exec(
+      `INSERT INTO queue (job_id, state, available_at) VALUES ('later', 'waiting', 1001000);
+         INSERT OR IGNORE INTO queue_turns (lane, account) VALUES ('standard', '');`,
+    );
     await fs.fill();
     t.mock.timers.tick(2000);
     await until(() => logger.messages().includes('queue bookkeeping failed; retrying'), 'the claim failed');

@@ -11,7 +11,8 @@ import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts
 import { SqliteJobStore } from '../../src/persistence/sqlite/sqlite-job-store.ts';
 import { accountStoreContract } from '../contracts/account-store.contract.ts';
 import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
-import { jobQueueContract } from '../contracts/job-queue.contract.ts';
+import { type JobQueueUnderTest, jobQueueContract } from '../contracts/job-queue.contract.ts';
+import { jobQueueFairnessContract } from '../contracts/job-queue-fairness.contract.ts';
 import { jobStoreContract } from '../contracts/job-store.contract.ts';
 
 jobStoreContract('sqlite', async () => {
@@ -29,7 +30,7 @@ jobStoreContract('sqlite', async () => {
   };
 });
 
-jobQueueContract('sqlite', async () => {
+async function sqliteQueues(): Promise<JobQueueUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'presso-queue-'));
   const dbs: ReturnType<typeof openDatabase>[] = [];
   return {
@@ -44,7 +45,10 @@ jobQueueContract('sqlite', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
-});
+}
+
+jobQueueContract('sqlite', sqliteQueues);
+jobQueueFairnessContract('sqlite', sqliteQueues);
 
 accountStoreContract('sqlite', async () => {
   const db = openDatabase(':memory:');

@@ -166,6 +166,22 @@ export function testClient(
   return client;
 }
 
+/**
+ * Outcomes, not speed: a busy machine must not push a test job past the 2 min image default, nor past what a
+ * small test input earns (every kind's floor is raised to its budget, so each job gets all of it). The tests of
+ * earned budgets set their own.
+ */
+const OUTCOMES_NOT_SPEED: Record<string, string> = {
+  PRESSO_IMAGE_TIME_BUDGET: '30m',
+  PRESSO_IMAGE_TIME_FLOOR: '30m',
+  PRESSO_VIDEO_TIME_FLOOR: '1h',
+  PRESSO_AUDIO_TIME_FLOOR: '15m',
+  PRESSO_PDF_TIME_FLOOR: '3m',
+  PRESSO_DOCUMENT_TIME_FLOOR: '3m',
+  PRESSO_ARCHIVE_TIME_FLOOR: '10m',
+  PRESSO_BUNDLE_TIME_FLOOR: '10m',
+};
+
 export async function startTestPresso(env: Record<string, string> = {}): Promise<TestPresso> {
   const dataDir = await mkdtemp(join(tmpdir(), 'presso-api-'));
   let presso: RunningPresso | undefined;
@@ -181,8 +197,7 @@ export async function startTestPresso(env: Record<string, string> = {}): Promise
       PRESSO_SHUTDOWN_GRACE: '2s',
       // Readiness must not depend on how full the test machine's disk is; full-disk tests set their own.
       PRESSO_MIN_FREE_DISK: '1MiB',
-      // Outcomes, not speed: a busy machine must not push a test job past the 2 min default.
-      PRESSO_IMAGE_TIME_BUDGET: '30m',
+      ...OUTCOMES_NOT_SPEED,
       ...env,
     });
     try {
@@ -282,7 +297,7 @@ async function spawnOnce(
       PRESSO_PUBLIC_URL: `https://127.0.0.1:${chosen}`,
       PRESSO_LOG_LEVEL: 'silent',
       PRESSO_MIN_FREE_DISK: '1MiB',
-      PRESSO_IMAGE_TIME_BUDGET: '30m',
+      ...OUTCOMES_NOT_SPEED,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -73,7 +73,9 @@ export function transaction<T>(db: Database, fn: () => T): T {
     db.exec('COMMIT');
     return result;
   } catch (error) {
-    db.exec('ROLLBACK');
+    // SQLite has already rolled back after some errors (SQLITE_FULL): a ROLLBACK then would throw and hide
+    // the error that matters.
+    if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
 }

@@ -122,4 +122,19 @@ export const MIGRATIONS: string[] = [
       OR json_extract(params, '$.archive.password') IS NOT NULL
       OR json_extract(params, '$.pdf.password') IS NOT NULL;
   `,
+  // Fair sharing (jobs/job-queue.ts): each row names its account, and the accounts with jobs in a lane take
+  // turns, the one served longest ago first: `served` orders them (the lane's count of starts at the account's
+  // last one; an account arriving takes the last place, rowid breaking the tie).
+  `
+  ALTER TABLE queue ADD COLUMN account TEXT NOT NULL DEFAULT '';
+  CREATE INDEX queue_account_waiting ON queue(lane, state, account, priority, available_at, seq);
+  CREATE TABLE queue_turns (
+    lane TEXT NOT NULL,
+    account TEXT NOT NULL,
+    served INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (lane, account)
+  );
+  CREATE INDEX queue_turns_order ON queue_turns(lane, served);
+  INSERT INTO queue_turns (lane, account) SELECT DISTINCT lane, account FROM queue;
+  `,
 ];

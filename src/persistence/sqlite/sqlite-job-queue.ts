@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import type { EnqueueOptions, JobHandler, JobLane, JobQueue, LaneStats } from '../../jobs/job-queue.ts';
 import { WorkPool } from '../../jobs/work-pool.ts';
-import { all, type Database, get, run } from './database.ts';
+import { all, type Database, get, run, transaction } from './database.ts';
 
 type Outcome = 'done' | 'handed-back';
 
@@ -45,15 +45,30 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
-    run(
-      this.#db,
-      `INSERT INTO queue (job_id, state, available_at, lane, priority) VALUES (?, 'waiting', ?, ?, ?)
-         ON CONFLICT(job_id) DO NOTHING`,
-      jobId,
-      Date.now(),
-      options.lane ?? 'standard',
-      options.urgent ? 0 : 1,
-    );
+    const lane = options.lane ?? 'standard';
+    const account = options.account ?? '';
+    transaction(this.#db, () => {
+      run(
+        this.#db,
+        `INSERT INTO queue (job_id, state, available_at, lane, priority, account) VALUES (?, 'waiting', ?, ?, ?, ?)
+           ON CONFLICT(job_id) DO NOTHING`,
+        jobId,
+        Date.now(),
+        lane,
+        options.urgent ? 0 : 1,
+        account,
+      );
+      // An account new to the lane's turns takes the last place, beside the account served last (rowid
+      // puts it after); one already there keeps its place.
+      run(
+        this.#db,
+        `INSERT OR IGNORE INTO queue_turns (lane, account, served)
+           VALUES (?, ?, (SELECT COALESCE(MAX(served), 0) FROM queue_turns WHERE lane = ?))`,
+        lane,
+        account,
+        lane,
+      );
+    });
     queueMicrotask(() => {
       for (const pool of this.#pools) pool.kick();
     });
@@ -158,20 +173,48 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
-  /** The lane's oldest due job, marked active; one at a time, so jobs start in the order they became due. */
+  /**
+   * The next due job of the lane, marked active: the accounts with due work take turns (the one served
+   * longest ago first, see EnqueueOptions), and within the account whose turn it is, urgent jobs first, then
+   * the oldest. One at a time, in one transaction, so the turn moves on with every start: the account served
+   * goes to the last place.
+   */
   #claim(lane: JobLane): string[] {
-    // all() reads an UPDATE ... RETURNING (see `all` in database.ts): with get() a full disk
-    // returned a job id whose row was never marked active, and the next pump ran the job again.
-    const rows = all<{ job_id: string }>(
-      this.#db,
-      `UPDATE queue SET state = 'active' WHERE seq = (
-         SELECT seq FROM queue WHERE lane = ? AND state = 'waiting' AND available_at <= ?
-         ORDER BY priority, available_at, seq LIMIT 1
-       ) RETURNING job_id`,
-      lane,
-      Date.now(),
-    );
-    return rows.map((row) => row.job_id);
+    return transaction(this.#db, () => {
+      const now = Date.now();
+      // Only accounts with jobs in the lane have a row (see #record), each checked by one index seek: the walk
+      // stops at the first with due work.
+      const turn = get<{ account: string }>(
+        this.#db,
+        `SELECT account FROM queue_turns t WHERE lane = ? AND EXISTS (
+           SELECT 1 FROM queue q INDEXED BY queue_account_waiting
+           WHERE q.lane = t.lane AND q.state = 'waiting' AND q.account = t.account AND q.available_at <= ?
+         ) ORDER BY served, rowid LIMIT 1`,
+        lane,
+        now,
+      );
+      if (turn === undefined) return [];
+      // Inside the transaction (BEGIN IMMEDIATE), so a full disk fails the COMMIT, not silently (see `all`).
+      const rows = all<{ job_id: string }>(
+        this.#db,
+        `UPDATE queue SET state = 'active' WHERE seq = (
+           SELECT seq FROM queue WHERE lane = ? AND state = 'waiting' AND account = ? AND available_at <= ?
+           ORDER BY priority, available_at, seq LIMIT 1
+         ) RETURNING job_id`,
+        lane,
+        turn.account,
+        now,
+      );
+      run(
+        this.#db,
+        `UPDATE queue_turns SET served = (SELECT MAX(served) + 1 FROM queue_turns WHERE lane = ?)
+           WHERE lane = ? AND account = ?`,
+        lane,
+        lane,
+        turn.account,
+      );
+      return rows.map((row) => row.job_id);
+    });
   }
 
   /** Runs the handler and records its outcome; never rejects, so the pool only sees bookkeeping bugs. */
@@ -195,7 +238,27 @@ export class SqliteJobQueue implements JobQueue {
 
   #record(jobId: string, outcome: Outcome): void {
     if (outcome === 'done') {
-      run(this.#db, 'DELETE FROM queue WHERE job_id = ?', jobId);
+      transaction(this.#db, () => {
+        const [row] = all<{ lane: JobLane; account: string }>(
+          this.#db,
+          'DELETE FROM queue WHERE job_id = ? RETURNING lane, account',
+          jobId,
+        );
+        // An account leaves the turns with its last job, so the claim's walk stays short; it comes back last.
+        if (row === undefined) return;
+        run(
+          this.#db,
+          `DELETE FROM queue_turns WHERE lane = ? AND account = ?
+             AND NOT EXISTS (
+               SELECT 1 FROM queue INDEXED BY queue_account_waiting
+               WHERE lane = ? AND state IN ('waiting', 'active') AND account = ?
+             )`,
+          row.lane,
+          row.account,
+          row.lane,
+          row.account,
+        );
+      });
       return;
     }
     // Handed back while running: it waits `retryDelayMs` (a full disk is not fixed at once); on

@@ -14,7 +14,8 @@ import type { FileKind } from '../../media/formats.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { type ToolRun, toolScope } from '../shared/run-tool.ts';
-import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
+import { ARCHIVE_TIME_EARNED, type ArchiveLimits, archiveTimeMs, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
 import { type DeepReport, processMembers } from './deep.ts';
 import { ARCHIVE_FORMATS, type ArchiveFormat, formatName, parseFormat } from './formats.ts';
 import { checkPassword, listMembers, type Member, passwordError } from './listing.ts';
@@ -41,7 +42,9 @@ export function createArchiveProcessor(
     outputFormats: ARCHIVE_FORMATS,
     paramsSchema: archiveParamsSchema,
     process: (request) => {
-      const deadline = new Deadline(limits.timeBudgetMs, 'the archive');
+      // What the file earns by its size (shared/time-budget.ts), then by its listing too (see `open`).
+      const earned = earnedTimeMs(limits, ARCHIVE_TIME_EARNED, { bytes: request.input.size });
+      const deadline = new Deadline(earned, 'the archive');
       const budget = { remainingBytes: limits.maxUnpackedBytes };
       return processArchive(request, { limits, processorFor, deadline, budget, depth: 0 });
     },
@@ -139,6 +142,7 @@ async function open(
       ? [streamMember(request.input.name, (await stat(payload)).size)]
       : await listMembers(payload, container, run, { password, memoryBytes });
   await checkMembers(members, request.input.size, ctx.limits, ctx.budget);
+  if (ctx.depth === 0) ctx.deadline.limitTo(archiveTimeMs(request.input.size, members, ctx.limits));
   if (members.some((m) => m.encrypted)) {
     if (password === undefined) throw passwordError(undefined);
     // Every path (re-pack in place, conversion, deep) must see a wrong password, even where nothing is unpacked.

@@ -4,12 +4,33 @@
  * unpacked, and enforced again while unpacking (each tool runs with a file-size limit).
  */
 import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+import { type EarnedTime, earnedTimeMs, timeFloor } from '../shared/time-budget.ts';
+
+/**
+ * What an archive earns on top of its floor (shared/time-budget.ts): 60 s per MiB, or 30 s per unit of its
+ * listing (an unpacked MiB, or ten members), whichever is less. A 500-byte ZIP earns nothing beyond the floor.
+ */
+export const ARCHIVE_TIME_EARNED: EarnedTime = { msPerMiB: 60_000, msPerUnit: 30_000 };
+
+/** The time an archive earns once its listing is known: by its size, and its unpacked MiB and members. */
+export function archiveTimeMs(
+  bytes: number,
+  members: readonly { size: number }[],
+  limits: { timeFloorMs: number; timeBudgetMs: number },
+): number {
+  const unpacked = members.reduce((sum, member) => sum + member.size, 0);
+  const units = unpacked / 1024 ** 2 + members.length / 10;
+  return earnedTimeMs(limits, ARCHIVE_TIME_EARNED, { bytes, units });
+}
 
 export const archiveConfig = section({
   timeBudgetMs: duration('PRESSO_ARCHIVE_TIME_BUDGET', {
     default: 600_000,
-    doc: 'Time one archive may take to process (members processed in deep mode included) before it is refused',
+    doc:
+      'Most time one archive may take to process (members processed in deep mode included; what it gets is ' +
+      'earned from PRESSO_ARCHIVE_TIME_FLOOR up) before it is refused',
   }),
+  timeFloorMs: timeFloor('ARCHIVE', 'archive', 30_000, 'each MiB, each MiB unpacked and each ten members'),
   maxMembers: int('PRESSO_ARCHIVE_MAX_MEMBERS', {
     default: 50_000,
     min: 1,

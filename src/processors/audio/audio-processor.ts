@@ -9,14 +9,16 @@ import { UnprocessableInputError, ValidationError } from '../../errors/catalog.t
 import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
+import { declaredAudioMinutes } from '../ffmpeg/media-budget.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
 import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { toolScope } from '../shared/run-tool.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
 import { audioArgs, planAudioOutput } from './audio-args.ts';
-import { type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
+import { AUDIO_TIME_EARNED, type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
 import { AUDIO_FORMATS } from './encoders.ts';
 import { compensatingGain, measureLoudness } from './loudness.ts';
 import { AUDIO_OUTPUT_FORMATS, audioParamsSchema, checkAudioParams, resolveAudioParams } from './params.ts';
@@ -60,7 +62,8 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   request.signal.throwIfAborted();
   const params = resolveAudioParams(request.params);
   const { input } = request;
-  const deadline = new Deadline(limits.timeBudgetMs, 'the audio');
+  // What the file earns by its size (shared/time-budget.ts), then by the minutes it declares too.
+  const deadline = new Deadline(earnedTimeMs(limits, AUDIO_TIME_EARNED, { bytes: input.size }), 'the audio');
   const bounds = {
     subject: 'audio',
     maxFramePixels: limits.maxFramePixels,
@@ -73,6 +76,9 @@ async function processAudio(request: ProcessRequest, limits: AudioLimits): Promi
   if (audio === undefined)
     throw new UnprocessableInputError('The file has no audio stream that can be decoded.');
   checkMediaLimits(probe, limits, 'audio');
+  deadline.limitTo(
+    earnedTimeMs(limits, AUDIO_TIME_EARNED, { bytes: input.size, units: declaredAudioMinutes(probe) }),
+  );
   const plan = planAudioOutput(params, input.format, audio);
   // The request's check sees only a format it names; an Opus input stays Opus by default.
   const rateError = checkAudioParams({ format: plan.format, sampleRate: params.sampleRate }, 'audio')[0];

@@ -3,6 +3,13 @@
  * `PRESSO_AUDIO_*` variables that set them. Each refusal is a clear 422.
  */
 import { duration, int, type Loaded, section } from '../../config/env.ts';
+import { type EarnedTime, timeFloor } from '../shared/time-budget.ts';
+
+/**
+ * What an audio file earns on top of its floor (shared/time-budget.ts): 60 s per MiB, or 30 s per minute it
+ * declares, whichever is less. An hour's podcast of 28 MiB earns the whole budget.
+ */
+export const AUDIO_TIME_EARNED: EarnedTime = { msPerMiB: 60_000, msPerUnit: 30_000 };
 
 export const audioConfig = section(
   {
@@ -13,8 +20,11 @@ export const audioConfig = section(
     }),
     timeBudgetMs: duration('PRESSO_AUDIO_TIME_BUDGET', {
       default: 900_000,
-      doc: 'Time one audio file may take to process; the job then fails, never retried',
+      doc:
+        'Most time one audio file may take to process (what it gets is earned from PRESSO_AUDIO_TIME_FLOOR ' +
+        'up); the job then fails, never retried',
     }),
+    timeFloorMs: timeFloor('AUDIO', 'audio file', 30_000, 'each MiB and each minute it declares'),
   },
   (v) => ({
     ...v,

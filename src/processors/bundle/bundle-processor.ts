@@ -16,7 +16,8 @@ import { extract } from '../archive/unpack.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { type ToolRun, toolScope } from '../shared/run-tool.ts';
-import { type BundleLimits, DEFAULT_BUNDLE_LIMITS } from './config.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
+import { BUNDLE_TIME_EARNED, type BundleLimits, DEFAULT_BUNDLE_LIMITS } from './config.ts';
 import { bundleParamsSchema, resolveBundleParams } from './params.ts';
 import { optimiseSite } from './site-files.ts';
 
@@ -43,7 +44,11 @@ async function processBundle(
   request.signal.throwIfAborted();
   const params = resolveBundleParams(request.params);
   const run: ToolRun = {
-    deadline: new Deadline(limits.timeBudgetMs, 'the website bundle'),
+    // What the file earns by its size (shared/time-budget.ts).
+    deadline: new Deadline(
+      earnedTimeMs(limits, BUNDLE_TIME_EARNED, { bytes: request.input.size }),
+      'the website bundle',
+    ),
     signal: request.signal,
     ...toolScope(request),
   };

@@ -3,12 +3,22 @@
  * the `PRESSO_DOCUMENT_*` variables that set them.
  */
 import { bool, bytes, duration, int, type Loaded, section } from '../../config/env.ts';
+import { type EarnedTime, timeFloor } from '../shared/time-budget.ts';
+
+/**
+ * What an office document earns on top of its floor (shared/time-budget.ts): 60 s per MiB. Its pages are
+ * known only once LibreOffice has laid it out, so its size alone counts; the floor covers LibreOffice's start.
+ */
+export const DOCUMENT_TIME_EARNED: EarnedTime = { msPerMiB: 60_000, msPerUnit: 0 };
 
 export const documentConfig = section({
   timeBudgetMs: duration('PRESSO_DOCUMENT_TIME_BUDGET', {
     default: 180_000,
-    doc: 'Time one office document may take to process (LibreOffice runs included) before it is refused',
+    doc:
+      'Most time one office document may take to process (LibreOffice runs included; what it gets is earned ' +
+      'from PRESSO_DOCUMENT_TIME_FLOOR up) before it is refused',
   }),
+  timeFloorMs: timeFloor('DOCUMENT', 'office document', 90_000, 'each MiB'),
   maxParts: int('PRESSO_DOCUMENT_MAX_PARTS', {
     default: 10_000,
     min: 1,

@@ -13,7 +13,8 @@ import { pdfInfo } from '../pdf/pdf-tools.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { toolScope } from '../shared/run-tool.ts';
-import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from './config.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
+import { DEFAULT_DOCUMENT_LIMITS, DOCUMENT_TIME_EARNED, type DocumentLimits } from './config.ts';
 import { convert, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
 import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams } from './params.ts';
@@ -63,7 +64,11 @@ async function processDocument(
   const params = resolveDocumentParams(request.params);
   const inputFormat = request.input.format;
   const run: OfficeRun = {
-    deadline: new Deadline(limits.timeBudgetMs, 'the document'),
+    // What the file earns by its size (shared/time-budget.ts).
+    deadline: new Deadline(
+      earnedTimeMs(limits, DOCUMENT_TIME_EARNED, { bytes: request.input.size }),
+      'the document',
+    ),
     signal: request.signal,
     ...toolScope(request),
     memoryBytes: limits.toolMemoryBytes,

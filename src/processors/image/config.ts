@@ -4,7 +4,15 @@
  */
 import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
 import { ConfigError } from '../../errors/catalog.ts';
+import { type EarnedTime, timeFloor } from '../shared/time-budget.ts';
 import { largestImageShare } from './limits.ts';
+
+/**
+ * What an image earns on top of its floor (shared/time-budget.ts): 60 s per MiB, or 10 s per megapixel
+ * decoded (summed over an animation's frames), whichever is less. A 12 MP photo of a few MiB earns the
+ * whole budget; a 48 KB PNG that decodes to 49 MP earns 3 s.
+ */
+export const IMAGE_TIME_EARNED: EarnedTime = { msPerMiB: 60_000, msPerUnit: 10_000 };
 
 export const imageConfig = section(
   {
@@ -22,8 +30,9 @@ export const imageConfig = section(
     /** Wall time one image may take in all (sharp pipelines and external tools together): a safety stop only. */
     timeBudgetMs: duration('PRESSO_IMAGE_TIME_BUDGET', {
       default: 120_000,
-      doc: 'Time one image may take to process before it is refused',
+      doc: 'Most time one image may take to process before it is refused; what it gets is earned from PRESSO_IMAGE_TIME_FLOOR up',
     }),
+    timeFloorMs: timeFloor('IMAGE', 'image', 20_000, 'each MiB and each decoded megapixel it declares'),
     svgMaxBytes: bytes('PRESSO_SVG_MAX_BYTES', { default: 10 * 1024 * 1024, doc: 'Largest SVG accepted' }),
     svgMaxDepth: int('PRESSO_SVG_MAX_DEPTH', {
       default: 256,

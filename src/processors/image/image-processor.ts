@@ -11,7 +11,8 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { toolScope } from '../shared/run-tool.ts';
-import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './config.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
+import { DEFAULT_IMAGE_LIMITS, IMAGE_TIME_EARNED, type ImageLimits } from './config.ts';
 import { applyFrameGeometry, needsFrameGeometry } from './frame-geometry.ts';
 import { checkGeometry } from './geometry.ts';
 import { cutJpegTrailer } from './jpeg-trailer.ts';
@@ -86,7 +87,9 @@ async function processImage(
     throw ValidationError.field('image.format', 'svg output needs an SVG input');
   }
 
-  const deadline = new Deadline(limits.timeBudgetMs, 'the image');
+  // What the file earns by its size (shared/time-budget.ts), then by the pixels its header declares too.
+  const bytes = request.input.size;
+  const deadline = new Deadline(earnedTimeMs(limits, IMAGE_TIME_EARNED, { bytes }), 'the image');
   const source = await openSource({
     path: request.input.path,
     format: inputFormat,
@@ -101,6 +104,7 @@ async function processImage(
     signal: request.signal,
   });
   checkGeometry(source, params);
+  deadline.limitTo(earnedTimeMs(limits, IMAGE_TIME_EARNED, { bytes, units: declaredMegapixels(source) }));
   const metadata = request.wantMetadata ? describeImage(source.inputMeta, inputFormat) : undefined;
   request.signal.throwIfAborted();
 
@@ -138,4 +142,13 @@ async function processImage(
     transformed: hasGeometry(params) || output.format !== inputFormat || inputFormat === 'svg',
     ...(metadata === undefined ? {} : { metadata }),
   };
+}
+
+/** Megapixels the decoder will produce: every frame of an animation (the rasterised size for an SVG). */
+function declaredMegapixels(source: {
+  meta: { width?: number; height?: number; pageHeight?: number };
+  frames: number;
+}): number {
+  const { width = 0, height = 0, pageHeight } = source.meta;
+  return (width * (pageHeight ?? height) * Math.max(1, source.frames)) / 1_000_000;
 }

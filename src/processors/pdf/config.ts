@@ -3,6 +3,13 @@
  * `PRESSO_PDF_*` variables that set them.
  */
 import { bytes, duration, int, type Loaded, list, section } from '../../config/env.ts';
+import { type EarnedTime, timeFloor } from '../shared/time-budget.ts';
+
+/**
+ * What a PDF earns on top of its floor (shared/time-budget.ts): 60 s per MiB, or 5 s per page, whichever
+ * is less.
+ */
+export const PDF_TIME_EARNED: EarnedTime = { msPerMiB: 60_000, msPerUnit: 5_000 };
 
 export const PDF_ENGINES = ['images', 'ghostscript', 'qpdf'] as const;
 export type PdfEngineName = (typeof PDF_ENGINES)[number];
@@ -12,8 +19,9 @@ export const pdfConfig = section(
     /** Wall time one PDF may take in all (every tool run and page score together): a safety stop only. */
     timeBudgetMs: duration('PRESSO_PDF_TIME_BUDGET', {
       default: 180_000,
-      doc: 'Time one PDF may take to process before it is refused',
+      doc: 'Most time one PDF may take to process before it is refused; what it gets is earned from PRESSO_PDF_TIME_FLOOR up',
     }),
+    timeFloorMs: timeFloor('PDF', 'PDF', 60_000, 'each MiB and each page'),
     maxPages: int('PRESSO_PDF_MAX_PAGES', { default: 2000, min: 1, doc: 'Most pages accepted in a PDF' }),
     /** Private memory of each Ghostscript, qpdf or Poppler run; an object bomb fails its allocation. */
     toolMemoryBytes: bytes('PRESSO_PDF_TOOL_MEMORY', {

@@ -9,7 +9,8 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { toolScope } from '../shared/run-tool.ts';
-import { DEFAULT_PDF_LIMITS, type PdfLimits } from './config.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
+import { DEFAULT_PDF_LIMITS, PDF_TIME_EARNED, type PdfLimits } from './config.ts';
 import { openPdf } from './encryption.ts';
 import { ENGINES, type EngineJob } from './engines.ts';
 import { describePdf } from './metadata.ts';
@@ -60,7 +61,8 @@ async function processPdf(
   request.signal.throwIfAborted();
   const params = resolvePdfParams(request.params);
   const run: PdfToolRun = {
-    deadline: new Deadline(limits.timeBudgetMs, 'the PDF'),
+    // What the file earns by its size (shared/time-budget.ts), then by its pages too.
+    deadline: new Deadline(earnedTimeMs(limits, PDF_TIME_EARNED, { bytes: request.input.size }), 'the PDF'),
     signal: request.signal,
     ...toolScope(request),
     memoryBytes: limits.toolMemoryBytes,
@@ -73,6 +75,7 @@ async function processPdf(
   if (pages > limits.maxPages) {
     throw new UnprocessableInputError(`The PDF has ${pages} pages; at most ${limits.maxPages} are accepted.`);
   }
+  run.deadline.limitTo(earnedTimeMs(limits, PDF_TIME_EARNED, { bytes: request.input.size, units: pages }));
   const metadata = request.wantMetadata
     ? await describePdf(opened.path, opened.encryption, pages, run)
     : undefined;

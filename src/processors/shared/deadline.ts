@@ -7,16 +7,35 @@ import { UnprocessableInputError } from '../../errors/catalog.ts';
 
 /** The time left of one job's budget; `remainingMs` never goes below 1 so callers can pass it on. */
 export class Deadline {
-  readonly #end: number;
-  #signal: AbortSignal | undefined;
-  readonly budgetMs: number;
+  readonly #start: number;
+  #end: number;
+  #controller: AbortController | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #budgetMs: number;
   /** What is being processed, for the message: "the image", "the video". */
   readonly subject: string;
 
   constructor(budgetMs: number, subject = 'the file') {
-    this.budgetMs = budgetMs;
+    this.#budgetMs = budgetMs;
     this.subject = subject;
-    this.#end = performance.now() + budgetMs;
+    this.#start = performance.now();
+    this.#end = this.#start + budgetMs;
+  }
+
+  /** The whole budget, counted from the start (lowered by `limitTo`). */
+  get budgetMs(): number {
+    return this.#budgetMs;
+  }
+
+  /**
+   * Lowers the budget to `budgetMs` from the start, never raises it: a processor starts with what the input's
+   * size earns and limits it once the header says how much work the input declares (time-budget.ts).
+   */
+  limitTo(budgetMs: number): void {
+    if (!(budgetMs < this.#budgetMs)) return;
+    this.#budgetMs = budgetMs;
+    this.#end = this.#start + budgetMs;
+    if (this.#controller !== undefined) this.#arm(this.#controller);
   }
 
   /** Milliseconds left; throws the budget error once none are. */
@@ -35,13 +54,17 @@ export class Deadline {
    * (the quality search). Its timer is unref'd: a finished job leaves nothing that holds the process.
    */
   get signal(): AbortSignal {
-    if (this.#signal === undefined) {
-      const controller = new AbortController();
-      const left = Math.max(0, this.#end - performance.now());
-      setTimeout(() => controller.abort(this.exceeded()), left).unref();
-      this.#signal = controller.signal;
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      this.#arm(this.#controller);
     }
-    return this.#signal;
+    return this.#controller.signal;
+  }
+
+  #arm(controller: AbortController): void {
+    clearTimeout(this.#timer);
+    const left = Math.max(0, this.#end - performance.now());
+    this.#timer = setTimeout(() => controller.abort(this.exceeded()), left).unref();
   }
 
   /** Whole seconds, for APIs with second resolution (sharp's `timeout()`); at least 1. */
@@ -51,7 +74,7 @@ export class Deadline {
 
   /** The catalogued error for a job that ran out of time; a job that gets it fails and is not retried. */
   exceeded(cause?: unknown): UnprocessableInputError {
-    const seconds = this.budgetMs >= 1000 ? Math.round(this.budgetMs / 1000) : this.budgetMs / 1000;
+    const seconds = this.#budgetMs >= 1000 ? Math.round(this.#budgetMs / 1000) : this.#budgetMs / 1000;
     return new UnprocessableInputError(
       `Processing ${this.subject} took longer than the time budget of ${seconds} s.`,
       cause,

@@ -4,6 +4,14 @@
  */
 import { bytes, duration, int, type Loaded, section } from '../../config/env.ts';
 import type { DecodeBounds } from '../ffmpeg/decode-bounds.ts';
+import { type EarnedTime, timeFloor } from '../shared/time-budget.ts';
+
+/**
+ * What a video earns on top of its floor (shared/time-budget.ts): 60 s per MiB, or 2 s per megapixel of the
+ * frames it declares (width × height × frames), whichever is less. 98 KB of three 8K frames earn 6 s; a
+ * phone's 1080p minute (100 MiB, 3,700 megapixels) earns the whole hour.
+ */
+export const VIDEO_TIME_EARNED: EarnedTime = { msPerMiB: 60_000, msPerUnit: 2_000 };
 
 export const videoConfig = section({
   maxDurationSeconds: int('PRESSO_VIDEO_MAX_DURATION', {
@@ -14,7 +22,7 @@ export const videoConfig = section({
   maxFramePixels: int('PRESSO_VIDEO_MAX_FRAME_PIXELS', {
     default: 8192 * 4320,
     min: 1,
-    doc: 'Largest video frame decoded, in pixels (8K is 35 MP); also sets each ffmpeg run\'s memory limit',
+    doc: "Largest video frame decoded, in pixels (8K is 35 MP); also sets each ffmpeg run's memory limit",
   }),
   /** A file with thousands of tiny streams is an attack, not a film. */
   maxStreams: int('PRESSO_VIDEO_MAX_STREAMS', {
@@ -29,8 +37,11 @@ export const videoConfig = section({
   }),
   timeBudgetMs: duration('PRESSO_VIDEO_TIME_BUDGET', {
     default: 3_600_000,
-    doc: 'Time one video may take to process (quality search included); the job then fails, never retried',
+    doc:
+      'Most time one video may take to process (quality search included; what it gets is earned from ' +
+      'PRESSO_VIDEO_TIME_FLOOR up); the job then fails, never retried',
   }),
+  timeFloorMs: timeFloor('VIDEO', 'video', 30_000, 'each MiB and each megapixel of frames it declares'),
   /** The others wait their turn, so one 4K job cannot starve the images. */
   encodesInFlight: int('PRESSO_VIDEO_ENCODES', {
     default: 1,

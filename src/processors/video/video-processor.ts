@@ -10,13 +10,15 @@ import { UnprocessableInputError, ValidationError } from '../../errors/catalog.t
 import { formatInfo } from '../../media/formats.ts';
 import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
+import { declaredVideoMegapixels } from '../ffmpeg/media-budget.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
 import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
 import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { toolScope } from '../shared/run-tool.ts';
-import { DEFAULT_VIDEO_LIMITS, type VideoLimits, videoDecodeBounds } from './config.ts';
+import { earnedTimeMs } from '../shared/time-budget.ts';
+import { DEFAULT_VIDEO_LIMITS, VIDEO_TIME_EARNED, type VideoLimits, videoDecodeBounds } from './config.ts';
 import { encodeVideo, planAudio } from './encode.ts';
 import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
 import { planFrames } from './geometry.ts';
@@ -128,9 +130,11 @@ async function processVideo(
     metadata === undefined ? result : { ...result, metadata };
 
   const release = await encodes.acquire(1, request.signal);
-  // The time budget starts once the job's turn comes: waiting behind another encode is not its fault.
+  // The time budget starts once the job's turn comes: waiting behind another encode is not its fault. It is
+  // what the file earns by its size and the frames it declares (shared/time-budget.ts), not the whole budget.
+  const earned = { bytes: input.size, units: declaredVideoMegapixels(probe) };
   const run: MediaRun = {
-    deadline: new Deadline(limits.timeBudgetMs, 'the video'),
+    deadline: new Deadline(earnedTimeMs(limits, VIDEO_TIME_EARNED, earned), 'the video'),
     signal: request.signal,
     ...toolScope(request),
     bounds,

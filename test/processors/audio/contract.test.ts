@@ -24,35 +24,39 @@ await writeFile(
   Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(400, 0xff)]),
 );
 
-processorContract('audio', () => createAudioProcessor({ timeBudgetMs: 30 * 60_000 }), {
-  byFormat: {
-    mp3,
-    aac: tone('tone.aac', ['-c:a', 'aac', '-f', 'adts']),
-    m4a: tone('tone.m4a', ['-c:a', 'aac']),
-    ogg: tone('tone.ogg', ['-c:a', 'libvorbis']),
-    opus: tone('tone.opus', ['-c:a', 'libopus']),
-    flac: tone('tone.flac', ['-c:a', 'flac']),
-    wav: tone('tone.wav', ['-c:a', 'pcm_s16le']),
-    aiff: tone('tone.aiff', ['-c:a', 'pcm_s16be']),
-    wma: tone('tone.wma', ['-c:a', 'wmav2']),
-    weba: tone('tone.webm', ['-c:a', 'libopus']),
-    mka: tone('tone.mkv', ['-c:a', 'flac']),
-  },
-  refined: {
-    formats: ['weba', 'mka'],
-    async refine(path) {
-      const sniffed = await detectFile(path);
-      assert.ok(sniffed !== undefined && sniffed.kind === 'video', `${path} is sniffed as video`);
-      const video = createVideoProcessor();
-      const input = { ...sniffed, path, name: basename(path), size: (await stat(path)).size };
-      return video.refineInput!(input, { workDir: dir, signal: new AbortController().signal });
+processorContract(
+  'audio',
+  () => createAudioProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 }),
+  {
+    byFormat: {
+      mp3,
+      aac: tone('tone.aac', ['-c:a', 'aac', '-f', 'adts']),
+      m4a: tone('tone.m4a', ['-c:a', 'aac']),
+      ogg: tone('tone.ogg', ['-c:a', 'libvorbis']),
+      opus: tone('tone.opus', ['-c:a', 'libopus']),
+      flac: tone('tone.flac', ['-c:a', 'flac']),
+      wav: tone('tone.wav', ['-c:a', 'pcm_s16le']),
+      aiff: tone('tone.aiff', ['-c:a', 'pcm_s16be']),
+      wma: tone('tone.wma', ['-c:a', 'wmav2']),
+      weba: tone('tone.webm', ['-c:a', 'libopus']),
+      mka: tone('tone.mkv', ['-c:a', 'flac']),
+    },
+    refined: {
+      formats: ['weba', 'mka'],
+      async refine(path) {
+        const sniffed = await detectFile(path);
+        assert.ok(sniffed !== undefined && sniffed.kind === 'video', `${path} is sniffed as video`);
+        const video = createVideoProcessor();
+        const input = { ...sniffed, path, name: basename(path), size: (await stat(path)).size };
+        return video.refineInput!(input, { workDir: dir, signal: new AbortController().signal });
+      },
+    },
+    corrupt: [cut, junk],
+    // A 10 minute tone to Opus: long enough that every abort lands mid-run.
+    slow: { path: tone('long.flac', ['-c:a', 'flac'], 600), params: { format: 'opus' } },
+    async verifyOutput(result) {
+      const audio = audioStream(probe(result.path));
+      assert.ok(audio !== undefined && (audio.channels ?? 0) > 0);
     },
   },
-  corrupt: [cut, junk],
-  // A 10 minute tone to Opus: long enough that every abort lands mid-run.
-  slow: { path: tone('long.flac', ['-c:a', 'flac'], 600), params: { format: 'opus' } },
-  async verifyOutput(result) {
-    const audio = audioStream(probe(result.path));
-    assert.ok(audio !== undefined && (audio.channels ?? 0) > 0);
-  },
-});
+);

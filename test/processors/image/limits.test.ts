@@ -31,7 +31,11 @@ async function runWith(
   const detected = await detectFile(path);
   assert.ok(detected !== undefined);
   const workDir = await mkdtemp(join(scratch(), 'job-'));
-  return createImageProcessor({ timeBudgetMs: TEST_TIME_BUDGET_MS, ...options }).process({
+  return createImageProcessor({
+    timeBudgetMs: TEST_TIME_BUDGET_MS,
+    timeFloorMs: TEST_TIME_BUDGET_MS,
+    ...options,
+  }).process({
     input: { ...detected, path, name: basename(path), size: (await stat(path)).size },
     params,
     workDir,

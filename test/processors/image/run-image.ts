@@ -12,7 +12,10 @@ import type { ProcessResult } from '../../../src/processors/processor.ts';
  */
 export const TEST_TIME_BUDGET_MS = 30 * 60_000;
 
-export const processor = createImageProcessor({ timeBudgetMs: TEST_TIME_BUDGET_MS });
+export const processor = createImageProcessor({
+  timeBudgetMs: TEST_TIME_BUDGET_MS,
+  timeFloorMs: TEST_TIME_BUDGET_MS,
+});
 
 const workDirs: string[] = [];
 

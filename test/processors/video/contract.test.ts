@@ -26,28 +26,32 @@ for (let i = 64; i < damaged.length; i += 5) damaged[i] = (damaged[i] ?? 0) ^ 0x
 const damagedPath = join(dir, 'damaged.mp4');
 await writeFile(damagedPath, damaged);
 
-processorContract('video', () => createVideoProcessor({ timeBudgetMs: 30 * 60_000 }), {
-  byFormat: {
-    mp4,
-    mov: clip('clip.mov', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']),
-    webm: clip('clip.webm', ['-c:v', 'libvpx-vp9', '-c:a', 'libopus']),
-    mkv: clip('clip.mkv', ['-c:v', 'libx264', '-c:a', 'aac']),
-    avi: clip('clip.avi', ['-c:v', 'mpeg4', '-c:a', 'libmp3lame']),
-    mpeg: clip('clip.mpg', ['-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'vob']),
-    ogv: clip('clip.ogv', ['-c:v', 'libtheora', '-c:a', 'libvorbis']),
-    mpegts: clip('clip.ts', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'mpegts']),
-    flv: clip('clip.flv', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'flv']),
-    '3gp': clip('clip.3gp', ['-c:v', 'libx264', '-c:a', 'aac']),
-    wmv: clip('clip.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2']),
+processorContract(
+  'video',
+  () => createVideoProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 }),
+  {
+    byFormat: {
+      mp4,
+      mov: clip('clip.mov', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']),
+      webm: clip('clip.webm', ['-c:v', 'libvpx-vp9', '-c:a', 'libopus']),
+      mkv: clip('clip.mkv', ['-c:v', 'libx264', '-c:a', 'aac']),
+      avi: clip('clip.avi', ['-c:v', 'mpeg4', '-c:a', 'libmp3lame']),
+      mpeg: clip('clip.mpg', ['-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'vob']),
+      ogv: clip('clip.ogv', ['-c:v', 'libtheora', '-c:a', 'libvorbis']),
+      mpegts: clip('clip.ts', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'mpegts']),
+      flv: clip('clip.flv', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'flv']),
+      '3gp': clip('clip.3gp', ['-c:v', 'libx264', '-c:a', 'aac']),
+      wmv: clip('clip.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2']),
+    },
+    corrupt: [cut, damagedPath],
+    // VP9 at medium on a 6 s 640×360 clip runs for seconds: every abort lands mid-run.
+    slow: {
+      path: makeClip(join(dir, 'slow.mp4'), { width: 640, height: 360, seconds: 6 }),
+      params: { format: 'webm', compression: 'medium' },
+    },
+    async verifyOutput(result) {
+      const video = videoStream(probe(result.path));
+      assert.ok(video !== undefined && (video.width ?? 0) > 0 && (video.height ?? 0) > 0);
+    },
   },
-  corrupt: [cut, damagedPath],
-  // VP9 at medium on a 6 s 640×360 clip runs for seconds: every abort lands mid-run.
-  slow: {
-    path: makeClip(join(dir, 'slow.mp4'), { width: 640, height: 360, seconds: 6 }),
-    params: { format: 'webm', compression: 'medium' },
-  },
-  async verifyOutput(result) {
-    const video = videoStream(probe(result.path));
-    assert.ok(video !== undefined && (video.width ?? 0) > 0 && (video.height ?? 0) > 0);
-  },
-});
+);

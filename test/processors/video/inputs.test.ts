@@ -14,7 +14,7 @@ import { ffmpeg, probe, runProcessor, videoStream } from '../../support/media.ts
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-video-inputs-');
-const processor = createVideoProcessor({ timeBudgetMs: 30 * 60_000 });
+const processor = createVideoProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
 
 /** Frames the first video stream decodes to. */
 function frameCount(path: string): number {

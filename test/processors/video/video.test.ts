@@ -24,7 +24,7 @@ import {
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-video-');
-const processor = createVideoProcessor({ timeBudgetMs: 30 * 60_000 });
+const processor = createVideoProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
 const FRAME = 1 / 25;
 
 /** Bytes offset of a top-level MP4 box type, to check that `moov` comes before `mdat` (faststart). */
