@@ -25,6 +25,13 @@ import { testPostgres } from '../support/services.ts';
 
 const COLUMNS = 'id, account_id, status, source, params, attempts, created_at, updated_at, finished_at';
 
+/** The index of the migration under test: the database is built as it was just before it. */
+function secretsMigration(migrations: readonly string[]): number {
+  const index = migrations.findIndex((sql) => /ADD COLUMN secrets\b/.test(sql));
+  assert.ok(index > 0, 'the secrets migration is there');
+  return index;
+}
+
 /** Jobs as the code before the migration wrote them: secrets in the source and the parameters. */
 function legacyRows() {
   const plain = {
@@ -128,8 +135,9 @@ describe('the job secrets migration', () => {
       const path = join(dir, 'presso.db');
       const legacy = legacyRows();
       const old = new DatabaseSync(path);
-      for (const sql of MIGRATIONS.slice(0, -1)) old.exec(sql);
-      old.exec(`PRAGMA user_version = ${MIGRATIONS.length - 1}`);
+      const before = secretsMigration(MIGRATIONS);
+      for (const sql of MIGRATIONS.slice(0, before)) old.exec(sql);
+      old.exec(`PRAGMA user_version = ${before}`);
       const insert = old.prepare(`INSERT INTO jobs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       for (const values of legacy.values) insert.run(...values);
       old.close();
@@ -162,7 +170,7 @@ describe('the job secrets migration', () => {
       await old.query(
         'CREATE TABLE presso_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)',
       );
-      for (const [index, sql] of PG_MIGRATIONS.slice(0, -1).entries()) {
+      for (const [index, sql] of PG_MIGRATIONS.slice(0, secretsMigration(PG_MIGRATIONS)).entries()) {
         await old.query(sql);
         await old.query('INSERT INTO presso_migrations VALUES ($1, 0)', [index + 1]);
       }
