@@ -126,22 +126,19 @@ describe('document processor', () => {
     }
   });
 
-  test('a picture linked by URL is never fetched: LibreOffice runs without a network', async () => {
+  test('a picture linked by URL is never fetched, on either network: LibreOffice gets the copy without it', async () => {
     const server = await startReceiver((_req, res) => void res.writeHead(404).end());
     try {
       const path = join(scratch(), 'linked.odt');
       writeFileSync(path, odtLinkingPicture(`${server.origin}/linked.png`));
-      const isolated = createDocumentProcessor(images, { network: 'isolated' });
-      const result = await isolated.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
-      assert.equal(result.format, 'pdf');
-      assert.equal(server.requests.length, 0, 'the isolated conversion reached the network');
-      // The same document on the host network does fetch it: the namespace is what stops the request.
-      const open = createDocumentProcessor(images, { network: 'host' });
-      await open.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
-      assert.ok(
-        server.requests.some((r) => r.url === '/linked.png'),
-        'LibreOffice no longer fetches links',
-      );
+      // Isolated, LibreOffice could not reach the server anyway; on the host network (where user namespaces
+      // are not allowed) it fetched the link before its links were removed from the copy it opens.
+      for (const network of ['isolated', 'host'] as const) {
+        const processor = createDocumentProcessor(images, { network });
+        const result = await processor.process(documentJob(scratch(), path, 'odt', { format: 'pdf' }));
+        assert.equal(result.format, 'pdf');
+        assert.equal(server.requests.length, 0, `the ${network} conversion reached the network`);
+      }
     } finally {
       await server.close();
     }
