@@ -110,7 +110,7 @@ describe('office documents with pictures, objects and media linked outside them 
     assert.deepEqual(found, []);
   });
 
-  test('media: PPTX linked video, ODP plug-in and sound', async () => {
+  test('media: PPTX linked video, ODP plug-in', async () => {
     const odp = odf(
       'odp',
       '<draw:page draw:name="p1"><draw:frame svg:width="10cm" svg:height="2cm" svg:x="1cm" svg:y="1cm">' +
