@@ -102,6 +102,11 @@ export function* xmlEvents(xml: string): Generator<XmlEvent> {
       const attributes = tag.raw
         .filter(({ qualified }) => qualified !== 'xmlns' && !qualified.startsWith('xmlns:'))
         .map(({ qualified, value }) => ({ name: resolve(qualified, false), value }));
+      // A repeated attribute (by name, or by namespace and local name) is an error for XML parsers; which
+      // of the two a lenient reader keeps is unknown, so the scan refuses rather than guess.
+      const seen = new Set(attributes.map(({ name }) => `${name.uri ?? ''} ${name.local}`));
+      if (seen.size !== attributes.length || new Set(tag.raw.map((a) => a.qualified)).size !== tag.raw.length)
+        throw new MalformedXmlError(`a repeated attribute at ${at}`);
       const event: XmlStartTag = {
         kind: 'start',
         name: resolve(tag.name, true),

@@ -55,6 +55,9 @@ describe('external links', () => {
     assert.equal([...xmlEvents('<a><!DOCTYPE x></a>')].at(-1)?.kind, 'doctype');
     assert.throws(() => [...xmlEvents('<a b="1></a>')]);
     assert.throws(() => [...xmlEvents('<a b="&bogus;"/>')]);
+    // A repeated attribute, by name or through two prefixes of one namespace: which one a reader keeps is unknown.
+    assert.throws(() => [...xmlEvents('<a TargetMode="Internal" TargetMode="External"/>')]);
+    assert.throws(() => [...xmlEvents('<a xmlns:p="urn:x" xmlns:q="urn:x" p:b="1" q:b="2"/>')]);
   });
 
   test('staysInPackage: parts stay; URLs, drives, absolute, network and climbing paths leave', () => {
