@@ -21,7 +21,7 @@
 import { posix } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { readXmlPart, removeRanges, setXmlPart } from './xml-part.ts';
-import { type XmlEvent, type XmlName, type XmlStartTag, xmlEvents } from './xml-scan.ts';
+import { MalformedXmlError, type XmlEvent, type XmlName, type XmlStartTag, xmlEvents } from './xml-scan.ts';
 import type { ZipEntry } from './zip.ts';
 
 const XLINK = 'http://www.w3.org/1999/xlink';
@@ -38,13 +38,17 @@ const HYPERLINK_ELEMENTS = new Set(['hyperlink', 'hlinkClick', 'hlinkHover', 'hl
 /** ODF frame content drawn from its link. */
 const FRAME_CONTENT = new Set(['image', 'object', 'object-ole', 'plugin', 'floating-frame', 'applet']);
 
-/** Removes what links outside the package from `entries` (edited in place); returns how many links went. */
-export async function dropExternalLinks(entries: ZipEntry[]): Promise<number> {
+/**
+ * Removes what links outside the package from `entries` (edited in place); returns how many links went.
+ * `signal` stops a long scan (the job's abort or its time budget) at its next turn.
+ */
+export async function dropExternalLinks(entries: ZipEntry[], signal?: AbortSignal): Promise<number> {
   let dropped = 0;
   for (const entry of entries) {
     const lower = entry.name.toLowerCase();
-    if (lower.endsWith('.rels')) dropped += await dropRelationships(entries, entry);
-    else if (lower.endsWith('.xml') && !lower.startsWith('meta-inf/')) dropped += await dropOdfLinks(entry);
+    if (lower.endsWith('.rels')) dropped += await dropRelationships(entries, entry, signal);
+    else if (lower.endsWith('.xml') && !lower.startsWith('meta-inf/'))
+      dropped += await dropOdfLinks(entry, signal);
   }
   return dropped;
 }
@@ -114,13 +118,13 @@ export function staysInPackage(value: string, base: string): boolean {
   });
 }
 
-async function dropOdfLinks(entry: ZipEntry): Promise<number> {
+async function dropOdfLinks(entry: ZipEntry, signal: AbortSignal | undefined): Promise<number> {
   const xml = readXmlPart(entry);
   const base = posix.dirname(entry.name) === '.' ? '' : posix.dirname(entry.name);
   const open: { tag: XmlStartTag; remove: boolean }[] = [];
   const ranges: [number, number][] = [];
   let dropped = 0;
-  for await (const event of checked(entry, xmlEvents(xml))) {
+  for await (const event of checked(entry, xmlEvents(xml), signal)) {
     if (event.kind === 'end') {
       const closed = open.pop();
       if (closed?.remove) ranges.push([closed.tag.start, event.end]);
@@ -156,13 +160,17 @@ function sourcePartName(relsName: string): string | undefined {
   return dir === '.' ? file : `${dir}/${file}`;
 }
 
-async function dropRelationships(entries: readonly ZipEntry[], rels: ZipEntry): Promise<number> {
+async function dropRelationships(
+  entries: readonly ZipEntry[],
+  rels: ZipEntry,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const xml = readXmlPart(rels);
   const base = posix.dirname(posix.dirname(rels.name));
   const candidates: { start: number; end: number; id: string; hyperlink: boolean }[] = [];
   // The candidate each open element is (or undefined), so a Relationship's end tag closes its own range.
   const open: ((typeof candidates)[number] | undefined)[] = [];
-  for await (const event of checked(rels, xmlEvents(xml))) {
+  for await (const event of checked(rels, xmlEvents(xml), signal)) {
     if (event.kind === 'end') {
       const closed = open.pop();
       if (closed !== undefined) closed.end = event.end;
@@ -174,6 +182,7 @@ async function dropRelationships(entries: readonly ZipEntry[], rels: ZipEntry): 
   }
   if (candidates.length === 0) return 0;
   const safe = await hyperlinksOnly(
+    signal,
     entries,
     rels.name,
     candidates.filter((c) => c.hyperlink).map((c) => c.id),
@@ -216,6 +225,7 @@ function leavingRelationship(
  * (a picture's `r:link`, an OLE object's `r:id`, a VML `o:relid`) reads the target.
  */
 async function hyperlinksOnly(
+  signal: AbortSignal | undefined,
   entries: readonly ZipEntry[],
   relsName: string,
   ids: string[],
@@ -225,7 +235,7 @@ async function hyperlinksOnly(
   if (ids.length === 0 || part === undefined) return new Set();
   const wanted = new Set(ids);
   const misused = new Set<string>();
-  for await (const event of checked(part, xmlEvents(readXmlPart(part)))) {
+  for await (const event of checked(part, xmlEvents(readXmlPart(part)), signal)) {
     if (event.kind !== 'start') continue;
     for (const { name, value } of event.attributes) {
       if (!wanted.has(value)) continue;
@@ -247,6 +257,7 @@ const EVENTS_PER_TURN = 20_000;
 async function* checked(
   entry: ZipEntry,
   events: Generator<XmlEvent>,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<Exclude<XmlEvent, { kind: 'doctype' }>> {
   let count = 0;
   try {
@@ -257,11 +268,14 @@ async function* checked(
             'do, and its entities could name files on the server.',
         );
       }
-      if (++count % EVENTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (++count % EVENTS_PER_TURN === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        signal?.throwIfAborted();
+      }
       yield event;
     }
   } catch (error) {
-    if (error instanceof UnprocessableInputError) throw error;
+    if (!(error instanceof MalformedXmlError)) throw error;
     throw new UnprocessableInputError(`The document's part ${entry.name} is not well-formed XML.`, error);
   }
 }

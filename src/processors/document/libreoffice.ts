@@ -89,8 +89,9 @@ async function withoutLinks(
 ): Promise<{ path: string; format: string }> {
   let bytes: Buffer = await readFile(input);
   let format = inputFormat;
+  const stop = AbortSignal.any([run.signal, run.deadline.signal]);
   if (!ZIP_FORMATS.has(format)) {
-    if (format === 'rtf') bytes = (await dropRtfFileFields(bytes)).data;
+    if (format === 'rtf') bytes = (await dropRtfFileFields(bytes, stop)).data;
     const openDocument = OPEN_DOCUMENT_OF[format];
     if (openDocument === undefined) throw new Error(`no OpenDocument format for ${format}`);
     const legacy = await officeFolder(run);
@@ -99,7 +100,7 @@ async function withoutLinks(
     format = openDocument;
   }
   const entries = readZip(bytes, run.zip);
-  await dropExternalLinks(entries);
+  await dropExternalLinks(entries, stop);
   const dir = await officeFolder(run);
   const path = join(dir, `document.${format}`);
   // A throwaway copy: fast deflate. Written from the parsed entries, so LibreOffice reads what was checked.

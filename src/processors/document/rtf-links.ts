@@ -30,7 +30,11 @@ const isLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /** The RTF without file-reading field instructions, and how many went. */
-export async function dropRtfFileFields(rtf: Buffer): Promise<{ data: Buffer; dropped: number }> {
+/** `signal` stops a long scan (the job's abort or its time budget) at its next turn. */
+export async function dropRtfFileFields(
+  rtf: Buffer,
+  signal?: AbortSignal,
+): Promise<{ data: Buffer; dropped: number }> {
   const s = rtf.toString('latin1');
   const stack: Group[] = [];
   const ranges: [number, number][] = [];
@@ -51,6 +55,7 @@ export async function dropRtfFileFields(rtf: Buffer): Promise<{ data: Buffer; dr
     if (i >= turn) {
       turn = i + CHARACTERS_PER_TURN;
       await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
     }
     const c = s.charCodeAt(i);
     if (c === 0x7b /* { */) {

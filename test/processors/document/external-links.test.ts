@@ -159,6 +159,14 @@ describe('external links', () => {
     );
   });
 
+  test("a long scan stops at its next turn once the job's signal is aborted", async () => {
+    const stopped = AbortSignal.abort(new Error('stopped'));
+    const many = content('<text:p/>'.repeat(50_000));
+    await assert.rejects(dropExternalLinks([part('content.xml', many)], stopped), /stopped/);
+    const long = Buffer.from(`{\\rtf1 ${'x'.repeat(3_000_000)}}`, 'latin1');
+    await assert.rejects(dropRtfFileFields(long, stopped), /stopped/);
+  });
+
   test('pathological parts are scanned in linear time', () => {
     // A child process: a scan that backtracks or copies per element would block its thread, and only a
     // process limit can stop it. The limit is a last-resort hang guard, not a timing assertion.
