@@ -81,8 +81,13 @@ export function buildServices(
       images,
       createVideoProcessor(config.videos),
       createAudioProcessor(config.audio),
-      // Images embedded in PDFs are recompressed in place through the same image processor.
-      createPdfProcessor({ ...config.pdf, images }),
+      // Images embedded in PDFs are recompressed in place through the same image processor. A tool that
+      // succeeded with warnings (qpdf repairing a damaged file) is logged; the path names the job.
+      createPdfProcessor({
+        ...config.pdf,
+        images,
+        onWarning: (message) => logger.warn({ component: 'pdf' }, message),
+      }),
       // Pictures inside office documents go through the same image processor and its memory budget.
       createDocumentProcessor(images, config.document),
       createArchiveProcessor((kind) => registry?.forKind(kind), config.archive),

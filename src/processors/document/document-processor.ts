@@ -4,7 +4,8 @@
  * (media.ts; converted and renamed with `images.format`, part-references.ts), their thumbnails dropped
  * below `lossless` (thumbnails.ts) and the container re-packed with deflate level 9; LibreOffice then
  * re-opens the result and it is kept only with the input's page count. `document.format` converts with
- * LibreOffice headless.
+ * LibreOffice headless. LibreOffice opens only copies without links out of the document (libreoffice.ts);
+ * a re-packed document keeps the user's own links, which the server never follows.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,6 +73,7 @@ async function processDocument(
     signal: request.signal,
     ...toolScope(request),
     memoryBytes: limits.toolMemoryBytes,
+    zip: { maxEntries: limits.maxParts, maxUnzippedBytes: limits.maxUnpackedBytes },
   };
   let path = request.input.path;
   let format = inputFormat;
@@ -85,10 +87,7 @@ async function processDocument(
     return { path, format, transformed: format !== inputFormat };
   }
 
-  const entries = readZip(await readFile(path), {
-    maxEntries: limits.maxParts,
-    maxUnzippedBytes: limits.maxUnpackedBytes,
-  });
+  const entries = readZip(await readFile(path), run.zip);
   const kind = packageKind(entries);
   // A signed document keeps every part as signed: only the container is compressed again.
   if (!isSigned(entries)) {

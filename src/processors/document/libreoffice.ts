@@ -8,15 +8,31 @@
  * objects; measured: an ODT linking http://127.0.0.1/ made it send OPTIONS and GET there) and read the
  * `file:///` ones, so it runs in the tool runner's sandbox like every tool, with a network namespace whose
  * only interface is a loopback nothing listens on and only the job's folder to read.
+ *
+ * No file outside the document: LibreOffice reads the local files a document links, so it never opens the
+ * input itself but a copy without those links (external-links.ts for the ZIP formats, rtf-links.ts for RTF
+ * fields), in a profile that blocks linked pictures and link updates (office-profile.ts). RTF, DOC, XLS and
+ * PPT are first converted to the OpenDocument format of their family (LibreOffice keeps their links as
+ * links there), and that copy, with its links removed, is what is converted to the asked format.
  */
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
 import { runTool, type ToolRun } from '../shared/run-tool.ts';
+import { dropExternalLinks } from './external-links.ts';
+import { writeOfficeProfile } from './office-profile.ts';
+import { dropRtfFileFields } from './rtf-links.ts';
+import { readZip, writeZip, type ZipLimits } from './zip.ts';
 
 export interface OfficeRun extends ToolRun {
   memoryBytes: number;
+  /** The part and size limits a document's ZIP container is read within. */
+  zip: ZipLimits;
 }
+
+const ZIP_FORMATS = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp']);
+/** The OpenDocument format a file without a ZIP container is converted to before its links are removed. */
+const OPEN_DOCUMENT_OF: Record<string, string> = { rtf: 'odt', doc: 'odt', xls: 'ods', ppt: 'odp' };
 
 /** LibreOffice's export filters, by the output format's name. */
 const FILTERS: Record<string, string> = {
@@ -24,16 +40,18 @@ const FILTERS: Record<string, string> = {
   docx: 'docx:MS Word 2007 XML',
   xlsx: 'xlsx:Calc MS Excel 2007 XML',
   pptx: 'pptx:Impress MS PowerPoint 2007 XML',
+  odt: 'odt',
+  ods: 'ods',
+  odp: 'odp',
 };
 
 /** The name clients and the README see when LibreOffice is not installed. */
 export const LIBREOFFICE = 'LibreOffice (soffice)';
 
-let conversions = 0;
-
 /**
  * Converts `input` (whose format decides the import filter, through its extension) to `format`; returns
  * the output's path. `pdf` from a text document, spreadsheet or presentation picks the matching exporter.
+ * LibreOffice only ever sees a copy without links out of the document (see the top of this file).
  */
 export async function convert(
   input: string,
@@ -41,17 +59,61 @@ export async function convert(
   format: string,
   run: OfficeRun,
 ): Promise<string> {
-  const id = ++conversions;
-  const dir = join(run.workDir, `office-${id}`);
-  const outDir = join(dir, 'out');
+  const copy = await withoutLinks(input, inputFormat, run);
+  return runSoffice(copy.path, copy.format, format, run);
+}
+
+/** A copy of the document LibreOffice may open: in a folder of its own, named with its format's extension. */
+async function withoutLinks(
+  input: string,
+  inputFormat: string,
+  run: OfficeRun,
+): Promise<{ path: string; format: string }> {
+  let bytes: Buffer = await readFile(input);
+  let format = inputFormat;
+  const stop = AbortSignal.any([run.signal, run.deadline.signal]);
+  if (!ZIP_FORMATS.has(format)) {
+    if (format === 'rtf') bytes = (await dropRtfFileFields(bytes, stop)).data;
+    const openDocument = OPEN_DOCUMENT_OF[format];
+    if (openDocument === undefined) throw new Error(`no OpenDocument format for ${format}`);
+    const legacy = await officeFolder(run);
+    await writeFile(join(legacy, `document.${format}`), bytes);
+    bytes = await readFile(await runSoffice(join(legacy, `document.${format}`), format, openDocument, run));
+    format = openDocument;
+  }
+  const entries = readZip(bytes, run.zip);
+  await dropExternalLinks(entries, stop);
+  const dir = await officeFolder(run);
+  const path = join(dir, `document.${format}`);
+  // A throwaway copy: fast deflate. Written from the parsed entries, so LibreOffice reads what was checked.
+  await writeFile(path, writeZip(entries, 1));
+  return { path, format };
+}
+
+let conversions = 0;
+
+async function officeFolder(run: OfficeRun): Promise<string> {
+  const dir = join(run.workDir, `office-${++conversions}`);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** One soffice run converting `named` (in a folder of its own, named with its extension) to `format`. */
+async function runSoffice(
+  named: string,
+  inputFormat: string,
+  format: string,
+  run: OfficeRun,
+): Promise<string> {
+  const dir = dirname(named);
+  const outDir = join(dir, `out-${inputFormat}-${format}`);
   await mkdir(outDir, { recursive: true });
-  // soffice picks its import filter from the extension; the job's input has none.
-  const named = join(dir, `document.${inputFormat}`);
-  await copyFile(input, named);
   const filter = format === 'pdf' ? 'pdf' : FILTERS[format];
   if (filter === undefined) throw new Error(`no LibreOffice filter for ${format}`);
+  const profile = join(dir, 'profile');
+  await writeOfficeProfile(profile);
   const args = [
-    `-env:UserInstallation=file://${join(dir, 'profile')}`,
+    `-env:UserInstallation=file://${profile}`,
     '--headless',
     '--invisible',
     '--nologo',

@@ -105,17 +105,18 @@ function findEndOfDirectory(bytes: Buffer): number {
 }
 
 /**
- * Entries in the given order; each deflated at level 9 unless storing is smaller. ODF's `mimetype` must
- * stay first and stored (the format's rule), so readers can sniff it at a fixed offset.
+ * Entries in the given order; each deflated at `level` (9 unless a throwaway copy asks for speed) unless
+ * storing is smaller. ODF's `mimetype` must stay first and stored (the format's rule), so readers can sniff
+ * it at a fixed offset.
  */
-export function writeZip(entries: ZipEntry[]): Buffer {
+export function writeZip(entries: ZipEntry[], level = 9): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
     const deflated =
-      entry.name === 'mimetype' ? undefined : deflateRawSync(entry.data, { level: 9, memLevel: 9 });
+      entry.name === 'mimetype' ? undefined : deflateRawSync(entry.data, { level, memLevel: 9 });
     const store = deflated === undefined || deflated.length >= entry.data.length;
     const body = store ? entry.data : deflated;
     const crc = crc32(entry.data) >>> 0;

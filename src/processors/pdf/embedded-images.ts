@@ -91,7 +91,7 @@ export async function imageUpdates(
       // bomb) fails here instead of filling the disk.
       const expected = image.jpeg ? image.bytes : image.width * image.height * image.components;
       const args = [`--show-object=${objectId(image.key)}`, mode, input];
-      await pdfTool('qpdf', args, job.run, false, source, expected + EXTRACT_SLACK);
+      await pdfTool('qpdf', args, job.run, { stdoutFile: source, fileBytes: expected + EXTRACT_SLACK });
       return encode(image, source, join(dir, String(number)), job);
     };
     const encoded = await extracted().catch((error: unknown) => {

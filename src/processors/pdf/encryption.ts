@@ -1,9 +1,11 @@
 /**
  * Encrypted input: qpdf reports whether a file is encrypted and, given the password, writes a decrypted
- * copy the other tools can read. A file that needs a password and has none (or a wrong one) is the
- * client's mistake on `pdf.password`, answered 422 on that field, never a tool failure.
+ * copy every other tool (Ghostscript, Poppler, the later qpdf passes) reads, so only these two qpdf runs see
+ * the password. It reaches them on stdin (`--password-file=-`), never on a command line, where any process
+ * on the host can read it (`/proc/<pid>/cmdline`), nor in a file. A file that needs a password and has none
+ * (or a wrong one) is the client's mistake on `pdf.password`, answered 422 on that field, never a tool
+ * failure.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PressoError, ValidationError } from '../../errors/catalog.ts';
 import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
@@ -23,20 +25,24 @@ export async function openPdf(
   password: string | undefined,
   run: PdfToolRun,
 ): Promise<OpenedPdf> {
-  // From a file, not the command line, where any local user could read it in the process list.
-  const passwordFile = join(run.workDir, 'password');
-  if (password !== undefined) await writeFile(passwordFile, password, { mode: 0o600 });
-  const pw = password === undefined ? [] : [`--password-file=${passwordFile}`];
+  // qpdf reads the first line of its password file: a line break would cut the password short.
+  if (password !== undefined && /[\r\n]/.test(password)) {
+    throw ValidationError.field('pdf.password', 'a password holding a line break cannot be used');
+  }
+  const pw = password === undefined ? {} : { stdin: `${password}\n` };
+  const pwArgs = password === undefined ? [] : ['--password-file=-'];
   let shown: string;
   try {
-    shown = (await pdfTool('qpdf', ['--show-encryption', ...pw, input], run, true)).stdout;
+    shown = (
+      await pdfTool('qpdf', ['--show-encryption', ...pwArgs, input], run, { captureStdout: true, ...pw })
+    ).stdout;
   } catch (error) {
     throw passwordError(error, password) ?? error;
   }
   if (/File is not encrypted/i.test(shown)) return { path: input, encryption: undefined };
   const decrypted = join(run.workDir, 'decrypted.pdf');
   try {
-    await pdfTool('qpdf', ['--decrypt', ...pw, input, decrypted], run);
+    await pdfTool('qpdf', ['--decrypt', ...pwArgs, input, decrypted], run, pw);
   } catch (error) {
     throw passwordError(error, password) ?? error;
   }

@@ -48,7 +48,7 @@ async function fonts(
   path: string,
   run: PdfToolRun,
 ): Promise<{ name: string; type: string; embedded: boolean }[]> {
-  const { stdout } = await pdfTool('pdffonts', [path], run, true);
+  const { stdout } = await pdfTool('pdffonts', [path], run, { captureStdout: true });
   const lines = stdout.split('\n');
   const ruler = lines[1] ?? '';
   // Columns are fixed-width: the ruler's dash runs give each column's span.

@@ -39,7 +39,7 @@ export type PdfObjectUpdate = { value: PdfValue } | { stream: { dict: PdfDict; d
 export async function readObjects(path: string, run: PdfToolRun): Promise<PdfObjects> {
   const file = join(run.workDir, 'objects.json');
   const args = ['--json=2', '--json-key=qpdf', '--json-stream-data=none', path];
-  await pdfTool('qpdf', args, run, false, file);
+  await pdfTool('qpdf', args, run, { stdoutFile: file });
   if ((await stat(file)).size > MAX_JSON_BYTES) {
     throw new UnprocessableInputError('The PDF has too many objects to edit in place.');
   }

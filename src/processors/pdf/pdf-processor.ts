@@ -24,11 +24,13 @@ export type PdfProcessorOptions = Partial<PdfLimits> & {
   images?: Processor;
   /** Sees every engine trial (tests and the benchmark read the search from it). */
   onTrial?: EngineJob['onTrial'];
+  /** Receives what a tool warned about while succeeding (qpdf's repairs of a damaged file), for the log. */
+  onWarning?: (message: string) => void;
 };
 
 /** `budget`: the turns PDFs take (one per job); a process shares one between its processors. */
 export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: AdmissionBudget): Processor {
-  const { onTrial, images, ...overrides } = options;
+  const { onTrial, onWarning, images, ...overrides } = options;
   const limits: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...stripUndefined(overrides) };
   const turns = budget ?? new AdmissionBudget(limits.jobsInFlight);
   return {
@@ -42,7 +44,7 @@ export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: A
       const release = await turns.acquire(1, request.signal);
       try {
         // The time budget starts once the job's turn comes: waiting behind another PDF is not its fault.
-        return await processPdf(request, limits, onTrial, images);
+        return await processPdf(request, limits, { onTrial, onWarning }, images);
       } finally {
         release();
       }
@@ -53,7 +55,7 @@ export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: A
 async function processPdf(
   request: ProcessRequest,
   limits: PdfLimits,
-  onTrial: EngineJob['onTrial'],
+  { onTrial, onWarning }: Pick<PdfProcessorOptions, 'onTrial' | 'onWarning'>,
   images: Processor | undefined,
 ): Promise<ProcessResult> {
   const problems = checkPdfParams(request.params, 'pdf');
@@ -66,6 +68,7 @@ async function processPdf(
     signal: request.signal,
     ...toolScope(request),
     memoryBytes: limits.toolMemoryBytes,
+    ...(onWarning === undefined ? {} : { warn: onWarning }),
   };
 
   const opened = await openPdf(request.input.path, params.password, run);

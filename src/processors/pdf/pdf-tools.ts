@@ -1,6 +1,8 @@
 /**
  * The Poppler and qpdf calls the PDF processor makes, each through the shared tool runner (process
- * group, deadline, memory limit): structure check, page count, encryption, rendering.
+ * group, deadline, memory limit): structure check, page count, encryption, rendering. qpdf exits 3 when it
+ * succeeded with warnings (a damaged cross-reference table it rebuilt, say): that is a success here, on
+ * every qpdf call, and the warnings go to the log; exit 2 (errors) is still the input's failure.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,22 +11,45 @@ import { runTool, type ToolResult, type ToolRun } from '../shared/run-tool.ts';
 /** One job's tool context: where and until when tools run, and how much memory each may take. */
 export interface PdfToolRun extends ToolRun {
   memoryBytes: number;
+  /** Receives what a tool warned about while succeeding (qpdf's repairs), for the log. */
+  warn?: (message: string) => void;
 }
 
-export function pdfTool(
+/** qpdf's own summary line after its warnings: the warnings say it all. */
+const QPDF_SUMMARY = 'qpdf: operation succeeded with warnings';
+
+export interface PdfToolOptions {
+  /** Keep stdout (its capped tail) for the result. */
+  captureStdout?: boolean;
+  /** Write stdout to this file instead. */
+  stdoutFile?: string;
+  /** Largest file the tool may write, when the caller knows what the output should weigh. */
+  fileBytes?: number;
+  /** Written to the tool's stdin: a password, which must never be on a command line. */
+  stdin?: string;
+}
+
+export async function pdfTool(
   command: string,
   args: string[],
   run: PdfToolRun,
-  captureStdout = false,
-  stdoutFile?: string,
-  /** Largest file the tool may write, when the caller knows what the output should weigh. */
-  fileBytes?: number,
+  options: PdfToolOptions = {},
 ): Promise<ToolResult> {
-  return runTool(command, args, run, {
+  const { captureStdout = false, stdoutFile, fileBytes, stdin } = options;
+  const qpdf = command === 'qpdf';
+  const result = await runTool(command, qpdf ? ['--warning-exit-0', ...args] : args, run, {
     limits: { memoryBytes: run.memoryBytes, ...(fileBytes === undefined ? {} : { fileBytes }) },
     captureStdout,
     ...(stdoutFile === undefined ? {} : { stdoutFile }),
+    ...(stdin === undefined ? {} : { stdin }),
   });
+  if (qpdf && run.warn !== undefined) {
+    const warnings = result.stderr
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith(QPDF_SUMMARY));
+    if (warnings.length > 0) run.warn(`qpdf succeeded with warnings: ${warnings.join('; ')}`);
+  }
+  return result;
 }
 
 let outputs = 0;
@@ -32,7 +57,7 @@ let outputs = 0;
 /** A tool's whole stdout (longer than the runner's capped tail), written to a file in the job's folder. */
 export async function pdfToolOutput(command: string, args: string[], run: PdfToolRun): Promise<string> {
   const file = join(run.workDir, `${command}-${++outputs}.out`);
-  await pdfTool(command, args, run, false, file);
+  await pdfTool(command, args, run, { stdoutFile: file });
   return readFile(file, 'utf8');
 }
 
@@ -43,7 +68,9 @@ export async function pdfInfo(
   pages?: { first: number; last: number },
 ): Promise<Map<string, string>> {
   const range = pages === undefined ? [] : ['-f', String(pages.first), '-l', String(pages.last)];
-  const { stdout } = await pdfTool('pdfinfo', ['-enc', 'UTF-8', ...range, path], run, true);
+  const { stdout } = await pdfTool('pdfinfo', ['-enc', 'UTF-8', ...range, path], run, {
+    captureStdout: true,
+  });
   const fields = new Map<string, string>();
   for (const line of stdout.split('\n')) {
     const colon = line.indexOf(':');
