@@ -21,7 +21,6 @@ import {
   rewriteHtml,
   wrapInPicture,
 } from '../../src/processors/bundle/references.ts';
-import { checkSvgLimits, nestingDepth } from '../../src/processors/image/codecs/svg.ts';
 import {
   canvasArea,
   elementArea,
@@ -29,6 +28,7 @@ import {
   regionFactor,
 } from '../../src/processors/image/codecs/svg-boxes.ts';
 import { isExternalReference, isSafeCssValue } from '../../src/processors/image/codecs/svg-css.ts';
+import { checkSvgLimits, nestingDepth } from '../../src/processors/image/codecs/svg-limits.ts';
 import { iccDescription } from '../../src/processors/image/icc.ts';
 import { withoutTrailingNuls } from '../../src/processors/image/metadata-text.ts';
 import { copyrightOf } from '../../src/processors/image/pipeline.ts';
@@ -64,7 +64,7 @@ function iccWithDescription(text: string): Buffer {
 
 export const REDOS_INVENTORY: RedosEntry[] = [
   {
-    name: 'image/codecs/svg.ts nestingDepth (was /<(\\/?)[A-Za-z_][^\\s/>]*(?:"[^"]*"|...)*?(\\/?)>/g, cubic)',
+    name: 'image/codecs/svg-limits.ts nestingDepth (was /<(\\/?)[A-Za-z_][^\\s/>]*(?:"[^"]*"|...)*?(\\/?)>/g, cubic)',
     run: () => {
       nestingDepth(many('<a'));
       nestingDepth(`<svg>${many('<a "')}`);
@@ -73,7 +73,7 @@ export const REDOS_INVENTORY: RedosEntry[] = [
     },
   },
   {
-    name: 'image/codecs/svg.ts nestingDepth skipped markup (was /<!--[\\s\\S]*?-->|<!\\[CDATA\\[...|<\\?...|<![^>]*>/g)',
+    name: 'image/codecs/svg-limits.ts nestingDepth skipped markup (was /<!--[\\s\\S]*?-->|<!\\[CDATA\\[...|<\\?...|<![^>]*>/g)',
     run: () => {
       nestingDepth(many('<?'));
       nestingDepth(many('<!--'));
@@ -82,7 +82,7 @@ export const REDOS_INVENTORY: RedosEntry[] = [
     },
   },
   {
-    name: 'image/codecs/svg.ts checkSvgLimits /<!ENTITY/i and the element count',
+    name: 'image/codecs/svg-limits.ts checkSvgLimits /<!ENTITY/i and the element count',
     run: () => checkSvgLimits(many('<!ENTIT<a'), 0, SVG_LIMITS),
   },
   {

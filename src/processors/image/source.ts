@@ -12,7 +12,7 @@ import type { Deadline } from '../shared/deadline.ts';
 import { decodeBmp, type RgbaImage, readBmpFileHeader } from './codecs/bmp.ts';
 import { decodeHeic } from './codecs/heif.ts';
 import { pickIconEntry, readIconDirectory, readIconEntry } from './codecs/ico.ts';
-import { checkSvgLimits } from './codecs/svg.ts';
+import { checkSvgLimits } from './codecs/svg-limits.ts';
 import { type FilterLoad, filterMilliseconds } from './codecs/svg-filters.ts';
 import { renderSvgFile, sanitiseSvgFile } from './codecs/svg-process.ts';
 import type { ImageLimits } from './config.ts';
