@@ -25,7 +25,7 @@ import {
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { paletteEncoding, searchPalette } from './png-palette.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
-import { releasePixels } from './quality/release-pixels.ts';
+import { releasePixels, watchPixels } from './quality/release-pixels.ts';
 import { measureSsimulacra2, SCORE_MOSAIC, scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import type { RgbImage } from './quality/ssimulacra2.ts';
@@ -75,9 +75,9 @@ export async function tunedPng(
   // the score's float planes (~190 MB) were held at once (670 MB RSS). Only the reference's wide mosaic is
   // kept while the palettes are scored, and the reference is decoded again only when no palette serves
   // (photographs, which are smaller in practice).
-  const { wide, small, decodedBytes } = await referenceMosaic(pipeline);
+  const { wide, small, dropped } = await referenceMosaic(pipeline);
   // The decoded image is freed now, not while libimagequant makes its own copy.
-  if (!small) await releasePixels(decodedBytes);
+  if (!small) await releasePixels(dropped);
   // Scored whole (wide mosaic): a palette either serves the image or it does not. Palette PNGs are
   // decoded band by band into that mosaic, never whole.
   const palettes = await searchPalette(pipeline, wide, target, signal);
@@ -125,7 +125,7 @@ export async function tunedPng(
 async function referenceMosaic(pipeline: Sharp) {
   const decoded = await decodeRgb(pipeline.clone());
   const wide = mosaic(decoded, SCORE_MOSAIC);
-  return { wide, small: wide === decoded, decodedBytes: decoded.data.byteLength };
+  return { wide, small: wide === decoded, dropped: watchPixels(decoded.data) };
 }
 
 /**
