@@ -55,8 +55,17 @@ async function run(path: string, params: Record<string, unknown>) {
 if (which === 'prepare') {
   await prepare();
 } else if (which === 'png49') {
-  const output = await run(join(inputs, 'flat-49mp.png'), {});
-  report({ case: '49 MP flat PNG', output });
+  // `--format F --level L`: the same input to another output format or level (default: PNG, medium).
+  const option = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at === -1 ? undefined : process.argv[at + 1];
+  };
+  const params = {
+    ...(option('--format') === undefined ? {} : { format: option('--format') }),
+    ...(option('--level') === undefined ? {} : { compression: option('--level') }),
+  };
+  const output = await run(join(inputs, 'flat-49mp.png'), params);
+  report({ case: '49 MP flat PNG', params, output });
 } else if (which === 'photos4') {
   const photo = join(inputs, 'photo-8mp.jpeg');
   const outputs = await Promise.all([0, 1, 2, 3].map(() => run(photo, {})));
@@ -67,7 +76,7 @@ if (which === 'prepare') {
   const outputs = await Promise.all([0, 1].map(() => run(photo, { compression: 'high' })));
   report({ case: '2 × 24 MP JPEG at once', outputs });
 } else {
-  throw new Error('usage: image-peak-rss.ts --case prepare|png49|photos4|photos24x2');
+  throw new Error('usage: image-peak-rss.ts --case prepare|png49 [--format F --level L]|photos4|photos24x2');
 }
 
 function report(result: Record<string, unknown>): void {

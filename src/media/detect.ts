@@ -112,13 +112,36 @@ async function looksLikeSvg(path: string): Promise<boolean> {
   }
 }
 
-/** Prolog items allowed before the root element, each anchored at the current position. */
-const PROLOG_ITEMS = [
-  /^\s+/, // whitespace
-  /^<\?xml[\s\S]*?\?>/, // XML declaration and processing instructions (stylesheets)
-  /^<\?[\s\S]*?\?>/,
-  /^<!--[\s\S]*?-->/, // comments (editors put generator banners here)
-  /^<!DOCTYPE\s[^[>]*(\[[\s\S]*?\])?\s*>/i, // doctype, with an optional internal subset
+/**
+ * A doctype with an optional internal subset, as `/^<!DOCTYPE\s[^[>]*(\[[\s\S]*?\])?\s*>/i` read it (that
+ * pattern backtracked quadratically on a run of spaces): its length at the start of `text`, else 0.
+ */
+export function doctypeLength(text: string): number {
+  const letters = '<!doctype';
+  for (let i = 2; i < letters.length; i++) {
+    if ((text.charCodeAt(i) | 0x20) !== letters.charCodeAt(i)) return 0;
+  }
+  if (!text.startsWith('<!') || text.length <= 9 || text[9]!.trim() !== '') return 0;
+  let stop = 10;
+  while (stop < text.length && text[stop] !== '[' && text[stop] !== '>') stop++;
+  if (text[stop] === '>') return stop + 1;
+  if (text[stop] !== '[') return 0;
+  // The subset ends at the first `]` followed by spaces and `>`.
+  for (let close = text.indexOf(']', stop + 1); close !== -1; close = text.indexOf(']', close + 1)) {
+    let end = close + 1;
+    while (end < text.length && text[end]!.trim() === '') end++;
+    if (text[end] === '>') return end + 1;
+  }
+  return 0;
+}
+
+/** Prolog items allowed before the root element, each the length it takes at the start of the text. */
+const PROLOG_ITEMS: ((text: string) => number)[] = [
+  (text) => /^\s+/.exec(text)?.[0].length ?? 0, // whitespace
+  (text) => /^<\?xml[\s\S]*?\?>/.exec(text)?.[0].length ?? 0, // XML declaration and processing instructions (stylesheets)
+  (text) => /^<\?[\s\S]*?\?>/.exec(text)?.[0].length ?? 0,
+  (text) => /^<!--[\s\S]*?-->/.exec(text)?.[0].length ?? 0, // comments (editors put generator banners here)
+  doctypeLength,
 ];
 
 /** True when `text` (the file's first bytes) is an XML document whose root element is `<svg>`. */
@@ -127,9 +150,9 @@ export function isSvgText(text: string): boolean {
   for (let consumed = true; consumed; ) {
     consumed = false;
     for (const item of PROLOG_ITEMS) {
-      const match = item.exec(rest);
-      if (match !== null && match[0].length > 0) {
-        rest = rest.slice(match[0].length);
+      const length = item(rest);
+      if (length > 0) {
+        rest = rest.slice(length);
         consumed = true;
       }
     }

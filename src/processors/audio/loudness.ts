@@ -26,6 +26,9 @@ export interface Loudness {
   truePeak: number;
 }
 
+/** The two values read from ametadata's print (a literal pattern: the source check refuses a built one). */
+const R128_VALUE = /^lavfi\.r128\.(I|true_peak)=(-?[\d.]+|-?inf)$/gm;
+
 /**
  * Measures `inputArgs` (the same input options as the encode, trim included) with ffmpeg's ebur128
  * filter; its metadata goes to a file in the job's folder (the summary is logged at a level the runner
@@ -48,8 +51,8 @@ export async function measureLoudness(inputArgs: string[], run: MediaRun, name: 
   );
   const text = await readFile(log, 'utf8');
   const last = (key: string) => {
-    const values = [...text.matchAll(new RegExp(`^lavfi\\.r128\\.${key}=(-?[\\d.]+|-?inf)$`, 'gm'))];
-    const value = Number(values.at(-1)?.[1]?.replace('inf', 'Infinity'));
+    const values = [...text.matchAll(R128_VALUE)].filter((match) => match[1] === key);
+    const value = Number(values.at(-1)?.[2]?.replace('inf', 'Infinity'));
     return Number.isFinite(value) ? value : Number.NEGATIVE_INFINITY;
   };
   return { integrated: last('I'), truePeak: Math.max(0, last('true_peak')) };

@@ -5,11 +5,11 @@
  * never touched, and a query or fragment is kept.
  */
 import { posix } from 'node:path';
+import { endsWithPictureTag, imgTags, replaceCssUrls } from './markup-scan.ts';
 
 /** HTML attributes that load a file, and the CSS `url()` form (in style sheets, style attributes and blocks). */
 const ATTRIBUTE = /(\s(?:src|href|poster|data-src)\s*=\s*)(["'])([^"']*)\2/gi;
 const SRCSET = /(\s(?:srcset|data-srcset)\s*=\s*)(["'])([^"']*)\2/gi;
-const CSS_URL = /url\(\s*(["']?)([^"')]+)\1\s*\)/gi;
 
 /** `renames` maps site paths (relative to the site root, `/`-separated) to their new paths. */
 export type Renames = ReadonlyMap<string, string>;
@@ -44,7 +44,7 @@ function rewrite(from: string, url: string, renames: Renames): string {
 }
 
 export function rewriteCss(css: string, from: string, renames: Renames): string {
-  return css.replace(CSS_URL, (all, quote: string, url: string) => {
+  return replaceCssUrls(css, (all, quote, url) => {
     const next = rewrite(from, url, renames);
     return next === url ? all : `url(${quote}${next}${quote})`;
   });
@@ -75,12 +75,20 @@ export function rewriteHtml(html: string, from: string, renames: Renames): strin
  * the <img> keeping the original as the fallback.
  */
 export function wrapInPicture(html: string, from: string, renames: Renames, mime: string): string {
-  return html.replace(/<img\b[^>]*>/gi, (img, offset: number, whole: string) => {
-    if (/<picture\b[^>]*>\s*$/i.test(whole.slice(Math.max(0, offset - 200), offset))) return img;
-    const src = /\ssrc\s*=\s*(["'])([^"']*)\1/i.exec(img)?.[2];
-    if (src === undefined) return img;
-    const converted = rewrite(from, src, renames);
-    if (converted === src) return img;
-    return `<picture><source type="${mime}" srcset="${converted}">${img}</picture>`;
-  });
+  let out = '';
+  let copied = 0;
+  for (const { tag: img, offset } of imgTags(html)) {
+    out += html.slice(copied, offset) + pictureFor(img, offset, html, from, renames, mime);
+    copied = offset + img.length;
+  }
+  return out + html.slice(copied);
+}
+
+function pictureFor(img: string, offset: number, html: string, from: string, renames: Renames, mime: string) {
+  if (endsWithPictureTag(html.slice(Math.max(0, offset - 200), offset))) return img;
+  const src = /\ssrc\s*=\s*(["'])([^"']*)\1/i.exec(img)?.[2];
+  if (src === undefined) return img;
+  const converted = rewrite(from, src, renames);
+  if (converted === src) return img;
+  return `<picture><source type="${mime}" srcset="${converted}">${img}</picture>`;
 }

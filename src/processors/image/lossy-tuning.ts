@@ -18,6 +18,7 @@ import {
   stitch,
   type TileGrid,
 } from './quality/pixels.ts';
+import { releasePixels, watchPixels } from './quality/release-pixels.ts';
 import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import type { RgbImage } from './quality/ssimulacra2.ts';
@@ -125,8 +126,16 @@ export interface LossyReference {
 }
 
 export async function lossyReference(pipeline: Sharp, flatten: boolean): Promise<LossyReference> {
-  const { proxy, wide } = referenceTiles(await referencePixels(pipeline, flatten));
+  const { proxy, wide, dropped } = await decodeReferenceTiles(pipeline, flatten);
+  // Only the tiles are kept: the decoded image is freed now, not while the output is encoded.
+  await releasePixels(dropped);
   return { flattened: flatten, proxy, wide, memos: new Map() };
+}
+
+/** The tiles of the decoded reference; the decode itself is unreachable once this returns. */
+async function decodeReferenceTiles(pipeline: Sharp, flatten: boolean) {
+  const reference = await referencePixels(pipeline, flatten);
+  return { ...referenceTiles(reference), dropped: watchPixels(reference.data) };
 }
 
 /**

@@ -5,6 +5,7 @@
 import exifReader from 'exif-reader';
 import type { Metadata } from 'sharp';
 import { iccDescription } from './icc.ts';
+import { withoutTrailingNuls } from './metadata-text.ts';
 
 export interface ImageMetadata {
   /** Displayed size, after the EXIF orientation is applied (the output's pixels are oriented too). */
@@ -114,7 +115,7 @@ function flattenExif(exif: ExifTags): Record<string, ExifValue> {
 }
 
 function readableValue(raw: unknown): ExifValue | undefined {
-  if (typeof raw === 'string') return raw.replace(/\0+$/, '').trim();
+  if (typeof raw === 'string') return withoutTrailingNuls(raw).trim();
   if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
   if (typeof raw === 'boolean') return raw;
   // EXIF times carry no zone; exif-reader parses them as UTC, so print them without one.

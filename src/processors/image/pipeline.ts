@@ -7,6 +7,7 @@ import sharp, { type Sharp } from 'sharp';
 import type { Deadline } from '../shared/deadline.ts';
 import type { ImageLimits } from './config.ts';
 import { applyGeometry } from './geometry.ts';
+import { elementText, withoutTrailingNuls } from './metadata-text.ts';
 import type { CompressionLevel, GeometryRequest, MetadataMode } from './params.ts';
 import { roundedTo8Bits } from './quality/pixels.ts';
 import { type ImageSource, safetyOptions } from './source.ts';
@@ -102,13 +103,13 @@ export function copyrightOf(exif: Buffer | undefined, xmp: Buffer | undefined): 
 
 function cleanText(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const text = value.replace(/\0+$/, '').trim();
+  const text = withoutTrailingNuls(value).trim();
   return text === '' ? undefined : text;
 }
 
 function firstLi(xmp: string, element: string): string | undefined {
-  const block = new RegExp(`<${element}\\b[^>]*>([\\s\\S]*?)</${element}>`).exec(xmp)?.[1];
-  const li = block === undefined ? undefined : /<rdf:li\b[^>]*>([\s\S]*?)<\/rdf:li>/.exec(block)?.[1];
+  const block = elementText(xmp, element);
+  const li = block === undefined ? undefined : elementText(block, 'rdf:li');
   return li === undefined ? undefined : decodeXml(li);
 }
 

@@ -25,6 +25,7 @@ import {
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { paletteEncoding, searchPalette } from './png-palette.ts';
 import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
+import { releasePixels, watchPixels } from './quality/release-pixels.ts';
 import { measureSsimulacra2, SCORE_MOSAIC, scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
 import type { RgbImage } from './quality/ssimulacra2.ts';
@@ -74,10 +75,9 @@ export async function tunedPng(
   // the score's float planes (~190 MB) were held at once (670 MB RSS). Only the reference's wide mosaic is
   // kept while the palettes are scored, and the reference is decoded again only when no palette serves
   // (photographs, which are smaller in practice).
-  const decoded = await decodeRgb(pipeline.clone());
-  const wide = mosaic(decoded, SCORE_MOSAIC);
-  // An image no larger than the wide mosaic is its own mosaic: decoded whole already, kept as `wide`.
-  const small = wide === decoded;
+  const { wide, small, dropped } = await referenceMosaic(pipeline);
+  // The decoded image is freed now, not while libimagequant makes its own copy.
+  if (!small) await releasePixels(dropped);
   // Scored whole (wide mosaic): a palette either serves the image or it does not. Palette PNGs are
   // decoded band by band into that mosaic, never whole.
   const palettes = await searchPalette(pipeline, wide, target, signal);
@@ -116,6 +116,16 @@ export async function tunedPng(
   }
   report.fallback = 'lossless';
   return bufferedOutput(await optimisePng(lossless, signal));
+}
+
+/**
+ * The wide mosaic of the decoded pipeline; the decode itself is unreachable once this returns. An image no
+ * larger than the wide mosaic is its own mosaic (`small`): decoded whole already, kept as `wide`.
+ */
+async function referenceMosaic(pipeline: Sharp) {
+  const decoded = await decodeRgb(pipeline.clone());
+  const wide = mosaic(decoded, SCORE_MOSAIC);
+  return { wide, small: wide === decoded, dropped: watchPixels(decoded.data) };
 }
 
 /**

@@ -9,11 +9,13 @@ import type { XastElement } from 'svgo';
 /** A plain number of user units ("12", "12.5px"); percentages and other units are not read. */
 function length(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const match = /^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*(px)?\s*$/i.exec(value);
+  // Trimmed first, and `\d+(?:\.\d*)?` rather than `\d+\.?\d*`: one way to match each digit, so a long
+  // attribute cannot make the expression backtrack (the old form was cubic in the value's length).
+  const match = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(px)?$/i.exec(value.trim());
   return match ? Math.abs(Number(match[1])) : undefined;
 }
 
-const NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?/gi;
+const NUMBER = /[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/gi;
 
 /** Width × height of the points a path's commands visit, control points and arc radii included. */
 export function pathArea(d: string): number | undefined {
@@ -107,7 +109,7 @@ export function canvasArea(root: XastElement): number | undefined {
 /** A filter region's share of its element's box: `width="200%"` → 2, `"1.5"` → 1.5; default 1.2. */
 export function regionFactor(value: string | undefined): number {
   if (value === undefined) return 1.2;
-  const match = /^\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*(%)?\s*$/.exec(value);
+  const match = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(%)?$/.exec(value.trim());
   if (!match) return 1.2;
   return Math.abs(Number(match[1])) / (match[2] ? 100 : 1);
 }

@@ -1,5 +1,5 @@
 /**
- * SVG input: refused above a size or nesting limit, sanitised (scripts, event handlers, `javascript:`
+ * SVG input: refused above a size or nesting limit (svg-limits.ts), sanitised (scripts, event handlers, `javascript:`
  * URLs, external references, `<foreignObject>`, CSS `@import` and external `url()` found by parsing the CSS,
  * see svg-css.ts), then optimised with svgo.
  * The sanitised SVG is both the SVG output and the source of any rasterisation.
@@ -8,64 +8,6 @@ import { type CustomPlugin, optimize } from 'svgo';
 import { UnprocessableInputError } from '../../../errors/catalog.ts';
 import { isExternalReference, isSafeCssValue, sanitiseDeclarations, sanitiseStylesheet } from './svg-css.ts';
 import { type FilterLoad, filterSurvey } from './svg-filters.ts';
-
-export interface SvgLimits {
-  svgMaxBytes: number;
-  svgMaxDepth: number;
-  svgMaxElements: number;
-}
-
-/**
- * Refuses an SVG that is too large, has too many elements, is too deeply nested, or declares entities
- * (expansion bombs). The element count comes first: it is one linear scan, and svgo's cost grows faster
- * than the file (430 KB took 6.4 s, 861 KB 18 s; 160,000 `<rect>` in 8.6 MB ran for over 10 minutes).
- */
-export function checkSvgLimits(text: string, bytes: number, limits: SvgLimits): void {
-  if (bytes > limits.svgMaxBytes) {
-    throw new UnprocessableInputError(
-      `The SVG is ${bytes} bytes; this server accepts SVGs of at most ${limits.svgMaxBytes} bytes.`,
-    );
-  }
-  const elements = countElements(text);
-  if (elements > limits.svgMaxElements) {
-    throw new UnprocessableInputError(
-      `The SVG has ${elements} elements; this server accepts at most ${limits.svgMaxElements}.`,
-    );
-  }
-  if (/<!ENTITY/i.test(text)) {
-    throw new UnprocessableInputError('SVGs that declare XML entities are not accepted.');
-  }
-  const depth = nestingDepth(text);
-  if (depth > limits.svgMaxDepth) {
-    throw new UnprocessableInputError(
-      `The SVG nests elements ${depth} deep; this server accepts at most ${limits.svgMaxDepth}.`,
-    );
-  }
-}
-
-/** Start tags (and a few comments or CDATA sections that look like them: an upper bound), by one scan. */
-export function countElements(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('<'); at !== -1; at = text.indexOf('<', at + 1)) {
-    const next = text.charCodeAt(at + 1);
-    // A-Z, a-z, '_' or ':' open an element; '/', '!' and '?' do not.
-    if ((next >= 65 && next <= 90) || (next >= 97 && next <= 122) || next === 95 || next === 58) count++;
-  }
-  return count;
-}
-
-/** Deepest element nesting, from a linear scan of the tags (no parser recursion). */
-export function nestingDepth(text: string): number {
-  const body = text.replace(/<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<![^>]*>/g, '');
-  const tag = /<(\/?)[A-Za-z_][^\s/>]*(?:"[^"]*"|'[^']*'|[^'">])*?(\/?)>/g;
-  let depth = 0;
-  let max = 0;
-  for (let m = tag.exec(body); m !== null; m = tag.exec(body)) {
-    if (m[1] === '/') depth--;
-    else if (m[2] !== '/') max = Math.max(max, ++depth);
-  }
-  return max;
-}
 
 const sanitise: CustomPlugin = {
   name: 'presso-sanitise',

@@ -6,6 +6,7 @@
  */
 import type { Sharp } from 'sharp';
 import { decodeJpegMosaic, decodeRgb, type MosaicOptions, mosaic, mosaicLayout } from './pixels.ts';
+import { type DroppedPixels, releasePixels, watchPixels } from './release-pixels.ts';
 import { type RgbImage, ssimulacra2 } from './ssimulacra2.ts';
 import { nativeSsimulacra2LoadError, ssimulacra2Native } from './ssimulacra2-native.ts';
 
@@ -75,8 +76,17 @@ export async function scoreEncodedAgainstMosaic(
   format: string,
 ): Promise<number> {
   const banded = format === 'jpeg' || format === 'png';
-  const decoded = banded ? await decodeJpegMosaic(output, SCORE_MOSAIC) : await decodeRgb(output);
-  return scoreAgainstMosaic(referenceMosaic, decoded);
+  if (banded) return scoreAgainstMosaic(referenceMosaic, await decodeJpegMosaic(output, SCORE_MOSAIC));
+  const { outputMosaic, dropped } = await decodedMosaic(output);
+  // The whole decoded output is freed before scoring, not held beside the metric's planes.
+  await releasePixels(dropped);
+  return measureSsimulacra2(...alignChannels(referenceMosaic, outputMosaic));
+}
+
+/** The wide mosaic of an encoded output decoded whole; the decode is unreachable once this returns. */
+async function decodedMosaic(output: Buffer): Promise<{ outputMosaic: RgbImage; dropped: DroppedPixels }> {
+  const decoded = await decodeRgb(output);
+  return { outputMosaic: mosaic(decoded, SCORE_MOSAIC), dropped: watchPixels(decoded.data) };
 }
 
 /** An opaque image may come back with or without an alpha channel: give both the same layout. */

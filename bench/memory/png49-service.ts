@@ -1,0 +1,156 @@
+/**
+ * Peak RSS of `presso serve` for one upload of a 7000×7000 PNG (49 MP decoded from ~50 KB) in every output
+ * format and level, each case in a fresh server child so its VmHWM (/proc/<pid>/status) is its own: the
+ * audit's finding (615-623 MB against the 512 MB target), measured the way bench/images/service.ts measures
+ * the 24 MP case. Also the server's CPU (utime + stime of the child and the tools it waited for, from
+ * /proc/<pid>/stat), the wall time of the request, and the output's bytes and SHA-256 (a memory fix must
+ * leave the same bytes at the same request).
+ * Usage: node bench/memory/png49-service.ts [--input flat|pattern] [--only format/level,...] [--out file.json]
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { createAccountCli, spawnPresso, testClient } from '../../test/support/presso.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const arg = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+};
+
+const FORMATS = ['png', 'jpeg', 'webp', 'avif', 'gif', 'tiff', 'jxl', 'auto'] as const;
+const LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
+const SIDE = 7000;
+
+/** The flat input of the audit, or a simple pattern (4 colours in 64 px stripes) that still packs to ~50 KB. */
+async function makeInput(kind: string, path: string): Promise<void> {
+  if (kind === 'flat') {
+    await sharp({ create: { width: SIDE, height: SIDE, channels: 3, background: '#4a7ab0' } })
+      .png({ compressionLevel: 9 })
+      .toFile(path);
+    return;
+  }
+  const row = Buffer.alloc(SIDE * 3);
+  const colours = [
+    [0x4a, 0x7a, 0xb0],
+    [0xf0, 0xe0, 0x30],
+    [0x20, 0x20, 0x20],
+    [0xff, 0xff, 0xff],
+  ];
+  for (let x = 0; x < SIDE; x++) row.set(colours[Math.floor(x / 64) % 4]!, x * 3);
+  const raw = Buffer.alloc(SIDE * SIDE * 3);
+  for (let y = 0; y < SIDE; y++) raw.set(row, y * SIDE * 3);
+  await sharp(raw, { raw: { width: SIDE, height: SIDE, channels: 3 } })
+    .png({ compressionLevel: 9 })
+    .toFile(path);
+}
+
+/** CPU seconds of a process and of the children it has waited for (fields 14-17 of /proc/<pid>/stat). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return ticks / 100;
+}
+
+const statusKb = (pid: number, field: string) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  for (const line of status.split('\n')) {
+    if (line.startsWith(`${field}:`)) return Number.parseInt(line.slice(field.length + 1).trim(), 10);
+  }
+  return 0;
+};
+
+interface CaseResult {
+  format: string;
+  level: string;
+  status: number;
+  outputFormat?: string;
+  bytes?: number;
+  sha256?: string;
+  peakRssMb: number;
+  idleRssMb: number;
+  cpuSeconds: number;
+  wallSeconds: number;
+  error?: string;
+}
+
+async function runCase(input: string, format: string, level: string, work: string): Promise<CaseResult> {
+  const dataDir = await mkdtemp(join(work, 'data-'));
+  const account = await createAccountCli(dataDir, 'bench');
+  const child = await spawnPresso(dataDir);
+  const pid = child.child.pid!;
+  const client = testClient(child.url, account.key, child.cert);
+  try {
+    const idleRssMb = statusKb(pid, 'VmRSS') / 1024;
+    const cpuBefore = cpuSeconds(pid);
+    const started = performance.now();
+    const params = { image: { compression: level, ...(format === 'png' ? {} : { format }) } };
+    const response = await client.upload(input, params);
+    let body = (await response.json()) as { id?: string; url?: string; message?: string };
+    let status = response.status;
+    // A job past the synchronous wait is answered 202: its end is still the case's end.
+    if (status === 202 && body.id !== undefined) {
+      body = (await client.waitForJob(body.id)) as typeof body;
+      status = body.url ? 200 : 422;
+    }
+    let output: Buffer | undefined;
+    if (status === 200 && body.url) output = Buffer.from(await (await client.get(body.url)).arrayBuffer());
+    const wallSeconds = (performance.now() - started) / 1000;
+    const result: CaseResult = {
+      format,
+      level,
+      status,
+      peakRssMb: Math.round(statusKb(pid, 'VmHWM') / 1024),
+      idleRssMb: Math.round(idleRssMb),
+      cpuSeconds: Math.round((cpuSeconds(pid) - cpuBefore) * 100) / 100,
+      wallSeconds: Math.round(wallSeconds * 100) / 100,
+    };
+    if (output !== undefined) {
+      result.bytes = output.length;
+      result.sha256 = createHash('sha256').update(output).digest('hex').slice(0, 16);
+      result.outputFormat = (await sharp(output).metadata()).format;
+    } else {
+      result.error = body.message;
+    }
+    return result;
+  } finally {
+    await client.close();
+    await child.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const kind = arg('--input') ?? 'flat';
+const only = arg('--only')?.split(',');
+const work = await mkdtemp(join(tmpdir(), 'presso-png49-'));
+try {
+  const input = join(work, `${kind}-49mp.png`);
+  await makeInput(kind, input);
+  const results: CaseResult[] = [];
+  console.log('| format | level | status | output | bytes | peak RSS MB | CPU s | wall s |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const format of FORMATS) {
+    for (const level of LEVELS) {
+      if (only !== undefined && !only.includes(`${format}/${level}`) && !only.includes(format)) continue;
+      const r = await runCase(input, format, level, work);
+      results.push(r);
+      console.log(
+        `| ${format} | ${level} | ${r.status} | ${r.outputFormat ?? r.error ?? ''} | ${r.bytes ?? ''} | ` +
+          `${r.peakRssMb} | ${r.cpuSeconds} | ${r.wallSeconds} |`,
+      );
+    }
+  }
+  const out =
+    arg('--out') ??
+    join(root, 'bench/results', `png49-${kind}-${new Date().toISOString().replace(/:/g, '-')}.json`);
+  await mkdir(join(out, '..'), { recursive: true });
+  await writeFile(out, `${JSON.stringify({ input: kind, side: SIDE, results }, null, 2)}\n`);
+  console.log(`written ${out}`);
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
