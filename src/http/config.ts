@@ -1,6 +1,7 @@
 /** The HTTPS server's configuration: listening, TLS, proxies, and the limits on clients and connections. */
 
 import { bytes, duration, int, type Loaded, list, oneOf, optionalStr, section, str } from '../config/env.ts';
+import { withoutTrailingSlashes } from '../config/text.ts';
 import { ConfigError } from '../errors/catalog.ts';
 import { parseCidr } from '../outbound/address-guard.ts';
 
@@ -70,7 +71,7 @@ export const serverConfig = section(
     if ((v.tlsCertPath === undefined) !== (v.tlsKeyPath === undefined)) {
       throw new ConfigError('PRESSO_TLS_CERT and PRESSO_TLS_KEY must be set together');
     }
-    return { ...v, publicUrl: (v.publicUrl || `https://localhost:${v.port}`).replace(/\/+$/, '') };
+    return { ...v, publicUrl: withoutTrailingSlashes(v.publicUrl || `https://localhost:${v.port}`) };
   },
 );
 

@@ -5,7 +5,8 @@
  * <loopback>`). Here every element must be a known key given once, each value has the shape of what it names,
  * and the store builds its client from these parts: what is checked is what is used.
  */
-import { AZURE_ACCOUNT, endpointProblem, isDnsName, isSasToken, trimTrailingSlashes } from './name-rules.ts';
+import { withoutTrailingSlashes } from '../config/text.ts';
+import { AZURE_ACCOUNT, endpointProblem, isDnsName, isSasToken } from './name-rules.ts';
 
 export interface AzureCredentials {
   accountName?: string;
@@ -119,7 +120,7 @@ function fromConnectionString(text: string): AzureEndpoint {
   if (blobEndpoint !== undefined) {
     const problem = endpointProblem(blobEndpoint);
     if (problem !== undefined) fail(`has a BlobEndpoint that ${problem}`);
-    url = trimTrailingSlashes(blobEndpoint);
+    url = withoutTrailingSlashes(blobEndpoint);
   } else {
     if (accountName === undefined) fail('needs AccountName or BlobEndpoint');
     url = `${protocol}://${accountName}.blob.${suffix ?? DEFAULT_SUFFIX}`;

@@ -54,10 +54,3 @@ export function endpointProblem(text: string): string | undefined {
     return 'must not carry a query or fragment';
   return undefined;
 }
-
-/** `https://host/base///` → `https://host/base`, by a scan (a `/\/+$/` pattern backtracks quadratically). */
-export function trimTrailingSlashes(text: string): string {
-  let end = text.length;
-  while (end > 0 && text[end - 1] === '/') end--;
-  return text.slice(0, end);
-}

@@ -1,15 +1,17 @@
 /**
  * The canary test: files with random content planted in the server's data directory, in /etc and in
  * another job's folder never appear in an output or a message, whatever hostile input of whatever kind
- * goes through the API (hostile-inputs.ts). It must hold with the bubblewrap sandbox alone: each
- * processor's own checks are a second line, not what this test relies on. Without the sandbox, the same
- * inputs do reach a canary on this code (the archive links, the linked office pictures), so the test can
- * fail.
+ * goes through the API (hostile-inputs.ts). It holds twice over: with the bubblewrap sandbox (the default),
+ * and with the sandbox off, where only each processor's own checks stand (archive links, office links,
+ * media references refused or removed). Before those checks, the sandbox-off run leaked the archive links
+ * and the linked office pictures; a control proves the detectors see a canary that really is in an output.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type TestContext, test } from 'node:test';
+import sharp from 'sharp';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { useScratch } from '../support/scratch.ts';
 import { leaked, plantCanaries, removeCanaries, revealed, showsCanaryPixels } from './canaries.ts';
@@ -96,18 +98,42 @@ describe('canary: no planted file reaches an output or a message', () => {
     });
   });
 
-  test('without the sandbox, the same inputs do reveal canaries on this code', async (t) => {
+  test('without the sandbox, the processors’ own checks stop every input too', async (t) => {
     await withServer({ PRESSO_SANDBOX: 'off' }, async (presso, targets) => {
       const health = (await (await presso.request('/healthz', { auth: false })).json()) as {
         sandbox: string;
       };
       assert.equal(health.sandbox, 'off');
-      const inputs = hostileInputs(join(scratch(), 'off'), targets).filter((i) =>
-        /^(zip|7z|tar|odt|docx):/.test(i.name),
-      );
+      const inputs = hostileInputs(join(scratch(), 'off'), targets);
       const found = await attack(t, presso, targets, inputs);
       const leaks = [...found].filter(([, canaries]) => canaries.length > 0);
-      assert.ok(leaks.length > 0, 'no input leaked without the sandbox: the canary test could not fail');
+      assert.deepEqual(
+        leaks.map(([name, canaries]) => `${name}: ${canaries.map((c) => c.path).join(', ')}`),
+        [],
+      );
+      assert.equal(found.size, inputs.length, 'every input was sent');
+    });
+  });
+
+  test('the detectors see a canary that is really in an output (the test can fail)', async () => {
+    await withServer({}, async (presso, targets) => {
+      const dir = scratch();
+      // A ZIP that holds the text canary's content as a member, and a PNG of the JPEG canary's picture.
+      const folder = join(dir, 'control');
+      mkdirSync(folder);
+      copyFileSync(targets.dataDir.path, join(folder, 'copy.txt'));
+      const zip = join(dir, 'control.zip');
+      execFileSync('zip', ['-q', '-r', zip, '.'], { cwd: folder });
+      const png = await sharp(targets.dataDirJpeg.path).png().toBuffer();
+      const controls: HostileInput[] = [
+        { name: 'zip', fileName: 'control.zip', bytes: readFileSync(zip), params: {}, aims: [] },
+        { name: 'png', fileName: 'control.png', bytes: png, params: {}, aims: [] },
+      ];
+      const [zipSeen, pngSeen] = await Promise.all(
+        controls.map((input) => exposure(presso, input, dir, targets)),
+      );
+      assert.deepEqual(leaked(targets, zipSeen!), [targets.dataDir]);
+      assert.deepEqual(leaked(targets, pngSeen!), [targets.dataDirJpeg]);
     });
   });
 });

@@ -2,7 +2,8 @@
  * Hostile inputs of every kind that try to make a tool read a file outside the job: archive links that
  * climb out (ZIP, 7z, TAR, with bsdtar's `-C` directive as a member name), office documents whose picture
  * is a `file:///` link, SVGs with external references (href, xlink:href, XInclude, an external entity),
- * playlists and concat lists passed off as media, and PDFs that read files (PostScript, external streams).
+ * playlists and concat lists passed off as media, MP4s whose samples live in another file, and PDFs that
+ * read files (PostScript, external streams).
  * Each names the canary it aims at; the canary test (canary.test.ts) sends them all through the API.
  * Other engineers add their findings here: one entry per attack, built from `CanaryTargets` alone.
  */
@@ -10,6 +11,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { writeZip } from '../../src/processors/document/zip.ts';
+import { externalSamples, urlReference } from '../support/hostile-media.ts';
+import { makeClip } from '../support/media.ts';
+import { rtf, xlsxPicture } from './office-link-documents.ts';
 
 /** Files planted where no job may read them; each holds its own random token. */
 export interface Canary {
@@ -193,6 +197,20 @@ function documentAttacks(targets: CanaryTargets): HostileInput[] {
       aims: [targets.dataDirJpeg],
     },
     {
+      name: 'rtf: INCLUDEPICTURE field of a local file, converted to PDF',
+      fileName: 'field.rtf',
+      bytes: rtf(`{\\field{\\*\\fldinst INCLUDEPICTURE "${targets.dataDirJpeg.path}"}{\\fldrslt cached}}`),
+      params: { document: { format: 'pdf' } },
+      aims: [targets.dataDirJpeg],
+    },
+    {
+      name: 'xlsx: picture linked to file:///, converted to PDF',
+      fileName: 'linked.xlsx',
+      bytes: xlsxPicture(url),
+      params: { document: { format: 'pdf' } },
+      aims: [targets.dataDirJpeg],
+    },
+    {
       name: 'odt: picture linked to file:///, recompressed',
       fileName: 'linked-keep.odt',
       bytes: odtLinking(url),
@@ -244,6 +262,22 @@ function svgAttacks(targets: CanaryTargets): HostileInput[] {
       aims: [canary],
     })),
   );
+}
+
+/**
+ * An MP4 whose data reference puts its samples in the canary file: a lossless remux copies samples without
+ * decoding them, so the canary's bytes would land in the output if ffmpeg followed the reference.
+ */
+function externalSampleAttacks(dir: string, targets: CanaryTargets): HostileInput[] {
+  mkdirSync(dir, { recursive: true });
+  const clip = makeClip(join(dir, 'clip.mp4'), { width: 96, height: 64, seconds: 1, audio: false });
+  return [targets.dataDir, targets.etc].map((canary, index) => ({
+    name: `media: MP4 whose samples are in ${canary === targets.etc ? '/etc' : 'the data directory'}, remuxed`,
+    fileName: 'external.mp4',
+    bytes: readFileSync(externalSamples(clip, join(dir, `external-${index}.mp4`), urlReference(canary.path))),
+    params: { video: { compression: 'lossless' } },
+    aims: [canary],
+  }));
 }
 
 function mediaAttacks(targets: CanaryTargets): HostileInput[] {
@@ -326,6 +360,7 @@ export function hostileInputs(dir: string, targets: CanaryTargets): HostileInput
     ...documentAttacks(targets),
     ...svgAttacks(targets),
     ...mediaAttacks(targets),
+    ...externalSampleAttacks(join(dir, 'media'), targets),
     ...pdfAttacks(targets),
   ];
 }

@@ -8,8 +8,9 @@
  * (regex-source.test.ts) covers every pattern of src/ whatever its input.
  */
 import { URL } from 'node:url';
-import { customEndpoint } from '../../src/connectors/credentials.ts';
+import { withoutTrailingSlashes } from '../../src/config/text.ts';
 import { extractApiKey } from '../../src/http/plugins/access-control.ts';
+import { parseRange } from '../../src/http/routes/downloads.ts';
 import { isSvgText } from '../../src/media/detect.ts';
 import { outputName, safeFileName } from '../../src/media/formats.ts';
 import { fileNameFor, normaliseHeaders } from '../../src/outbound/request-parts.ts';
@@ -33,6 +34,7 @@ import { iccDescription } from '../../src/processors/image/icc.ts';
 import { withoutTrailingNuls } from '../../src/processors/image/metadata-text.ts';
 import { copyrightOf } from '../../src/processors/image/pipeline.ts';
 import { publicDetail } from '../../src/processors/shared/public-detail.ts';
+import { parseConnectionString } from '../../src/stores/azure-connection-string.ts';
 import { toFieldErrors } from '../../src/validation/schema-validator.ts';
 
 export interface RedosEntry {
@@ -235,9 +237,13 @@ export const REDOS_INVENTORY: RedosEntry[] = [
     },
   },
   {
-    name: 'connectors/credentials.ts customEndpoint /BlobEndpoint=([^;]+)/ (Azure connection string)',
+    name: 'stores/azure-connection-string.ts parseConnectionString (Azure connection string, a scan)',
     run: () => {
-      customEndpoint({ connectionString: many('BlobEndpoint=') });
+      try {
+        parseConnectionString(many('BlobEndpoint=;'));
+      } catch {
+        // Refused as malformed: the point is that refusing it takes linear time.
+      }
     },
   },
   {
@@ -251,6 +257,19 @@ export const REDOS_INVENTORY: RedosEntry[] = [
     name: 'archive/safety.ts escapes /^[A-Za-z]:/ (member names)',
     run: () => {
       escapes(many('a:'));
+    },
+  },
+  {
+    name: 'http/routes/downloads.ts parseRange (was /^bytes=\\s*(\\d*)\\s*-\\s*(\\d*)\\s*(?:,.*)?$/, cubic)',
+    run: () => {
+      parseRange(`bytes=${'\t'.repeat(N)}-${'\t'.repeat(N)}\t0-`, 100);
+      parseRange(`bytes=${many('0')}-${many('0')}x`, 100);
+    },
+  },
+  {
+    name: 'config/text.ts withoutTrailingSlashes (was /\\/+$/ in stores/s3/presets.ts, stores/gcs-store.ts, http/config.ts)',
+    run: () => {
+      withoutTrailingSlashes(`https://h${'/'.repeat(N)}x`);
     },
   },
 ];

@@ -12,15 +12,41 @@ import type { JobStore } from '../../jobs/job-store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/**
+ * `bytes=FROM-TO` (each side optional, spaces allowed, a `,` and anything after it ignored), read by one
+ * forward scan: the pattern `/^bytes=\s*(\d*)\s*-\s*(\d*)\s*(?:,.*)?$/` it replaces backtracked cubically on
+ * a header of tabs (16 KB held the event loop for minutes).
+ */
+function firstByteRange(text: string): { from: string; to: string } | undefined {
+  if (!text.startsWith('bytes=')) return undefined;
+  const isSpace = (at: number) => at < text.length && text[at]!.trim() === '';
+  const isDigit = (at: number) => at < text.length && text.charCodeAt(at) >= 48 && text.charCodeAt(at) <= 57;
+  let at = 'bytes='.length;
+  const run = (test: (at: number) => boolean) => {
+    const start = at;
+    while (test(at)) at++;
+    return text.slice(start, at);
+  };
+  run(isSpace);
+  const from = run(isDigit);
+  run(isSpace);
+  if (text[at] !== '-') return undefined;
+  at++;
+  run(isSpace);
+  const to = run(isDigit);
+  run(isSpace);
+  return at === text.length || text[at] === ',' ? { from, to } : undefined;
+}
+
 /** One `bytes=` range (the first, when several are asked: a full-body answer would also be valid). */
 export function parseRange(
   header: string | undefined,
   size: number,
 ): ByteRange | 'unsatisfiable' | undefined {
   if (!header) return undefined;
-  const match = /^bytes=\s*(\d*)\s*-\s*(\d*)\s*(?:,.*)?$/.exec(header.trim());
+  const match = firstByteRange(header.trim());
   if (!match) return undefined;
-  const [, from, to] = match as unknown as [string, string, string];
+  const { from, to } = match;
   if (from === '' && to === '') return undefined;
   if (from === '') {
     const suffix = Number(to);

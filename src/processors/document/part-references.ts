@@ -198,10 +198,12 @@ function updateOoxml(
       ([tag]) => attributeValue(tag, 'Extension')?.toLowerCase() === extension.toLowerCase(),
     );
     if (type !== undefined && !has) {
-      xml = xml.replace(
-        /<Types\b[^>]*>/,
-        (open) => `${open}<Default Extension="${extension}" ContentType="${type}"/>`,
-      );
+      // The end of the first `<Types ...>` start tag, found by indexOf (`/<Types\b[^>]*>/` was quadratic
+      // on a part of many `<Types` without `>`).
+      const open = typesTagEnd(xml);
+      if (open !== -1) {
+        xml = `${xml.slice(0, open)}<Default Extension="${extension}" ContentType="${type}"/>${xml.slice(open)}`;
+      }
     }
   }
   setText(types, original, xml);
@@ -256,4 +258,14 @@ function updateOdf(entries: ZipEntry[], renames: ReadonlyMap<string, string>, re
 export function extensionFormat(name: string): string {
   const extension = posix.extname(name).slice(1).toLowerCase();
   return extension === 'jpg' ? 'jpeg' : extension;
+}
+
+/** Just past the `>` of the first `<Types` start tag (what `/<Types\b[^>]*>/` matched), or -1. */
+function typesTagEnd(xml: string): number {
+  for (let at = xml.indexOf('<Types'); at !== -1; at = xml.indexOf('<Types', at + 1)) {
+    if (/\w/.test(xml[at + 6] ?? '')) continue; // a longer name: no word boundary
+    const close = xml.indexOf('>', at + 6);
+    return close === -1 ? -1 : close + 1;
+  }
+  return -1;
 }

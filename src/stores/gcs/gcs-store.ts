@@ -10,13 +10,15 @@
  * all be put under the address guard. Here every request, the token's included, goes through the guarded
  * agents, and a resumable session must stay on the endpoint's origin.
  */
+
 import { createHash, type Hash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { withoutTrailingSlashes } from '../../config/text.ts';
 import type { GuardedAgents } from '../../outbound/guarded-agents.ts';
 import { type ExternalStore, type HostSetting, StoreError, type StoreTarget } from '../external-store.ts';
-import { endpointProblem, trimTrailingSlashes } from '../name-rules.ts';
+import { endpointProblem } from '../name-rules.ts';
 import { answerJson, type GcsAnswer, send } from './json-api.ts';
 import { serviceAccountToken } from './service-account-token.ts';
 
@@ -177,7 +179,7 @@ export class GcsStore implements ExternalStore {
     const problem = endpointProblem(apiEndpoint);
     if (problem !== undefined)
       throw new StoreError('gcs', 'credentials', `apiEndpoint ${problem}`, undefined, 'apiEndpoint');
-    return trimTrailingSlashes(apiEndpoint);
+    return withoutTrailingSlashes(apiEndpoint);
   }
 
   /** The Authorization header: a service-account token from Google, none for an endpoint override. */

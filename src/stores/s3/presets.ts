@@ -4,8 +4,10 @@
  * override (S3-compatible gateways, and the tests' S3 server), which switches to path-style addressing.
  * The values a preset puts in a host name (R2's account id, the region) are checked to be names first.
  */
+
+import { withoutTrailingSlashes } from '../../config/text.ts';
 import type { HostSetting } from '../external-store.ts';
-import { endpointProblem, isDnsLabel, REGION, trimTrailingSlashes } from '../name-rules.ts';
+import { endpointProblem, isDnsLabel, REGION } from '../name-rules.ts';
 
 /** The S3 API's users: S3 and its presets, and GCS with HMAC keys (its XML API is S3-compatible). */
 export type S3Family = 's3' | 'r2' | 'b2' | 'spaces' | 'gcs';
@@ -102,6 +104,6 @@ export function objectUrl(
   key: string,
 ) {
   if (credentials.endpoint !== undefined)
-    return `${trimTrailingSlashes(credentials.endpoint)}/${bucket}/${encodeKey(key)}`;
+    return `${withoutTrailingSlashes(credentials.endpoint)}/${bucket}/${encodeKey(key)}`;
   return S3_PRESETS[family].url(credentials, bucket, region, key);
 }
