@@ -10,10 +10,17 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { writeZip } from '../../src/processors/document/zip.ts';
 import { externalSamples, urlReference } from '../support/hostile-media.ts';
 import { makeClip } from '../support/media.ts';
-import { rtf, xlsxPicture } from './office-link-documents.ts';
+import {
+  docx,
+  odtLinking,
+  relationship,
+  relationships,
+  rtf,
+  wordPicture,
+  xlsxPicture,
+} from './office-link-documents.ts';
 
 /** Files planted where no job may read them; each holds its own random token. */
 export interface Canary {
@@ -110,74 +117,9 @@ function readBytes(path: string): Buffer {
   return readFileSync(path);
 }
 
-const entry = (name: string, text: string) => ({ name, data: Buffer.from(text), time: 0, date: 0x21 });
-
-function odtLinking(url: string): Buffer {
-  return writeZip([
-    entry('mimetype', 'application/vnd.oasis.opendocument.text'),
-    entry(
-      'content.xml',
-      '<?xml version="1.0" encoding="UTF-8"?><office:document-content ' +
-        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
-        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
-        'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" ' +
-        'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" ' +
-        'xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.2"><office:body><office:text>' +
-        '<text:p>Linked picture<draw:frame draw:name="p" svg:width="4cm" svg:height="4cm">' +
-        `<draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>` +
-        '</draw:frame></text:p></office:text></office:body></office:document-content>',
-    ),
-    entry(
-      'META-INF/manifest.xml',
-      '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest ' +
-        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">' +
-        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
-        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>',
-    ),
-  ]);
-}
-
-const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-
-function docxLinking(url: string): Buffer {
-  const drawing =
-    '<w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
-    '<wp:extent cx="1440000" cy="1440000"/><wp:docPr id="1" name="Picture 1"/>' +
-    '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">' +
-    '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
-    '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
-    '<pic:nvPicPr><pic:cNvPr id="1" name="linked.jpg"/><pic:cNvPicPr/></pic:nvPicPr>' +
-    '<pic:blipFill><a:blip r:link="rIdLinked"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>' +
-    '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="1440000" cy="1440000"/></a:xfrm>' +
-    '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>' +
-    '</wp:inline></w:drawing>';
-  return writeZip([
-    entry(
-      '[Content_Types].xml',
-      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-        '<Default Extension="xml" ContentType="application/xml"/>' +
-        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
-        '</Types>',
-    ),
-    entry(
-      '_rels/.rels',
-      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-        `<Relationship Id="rId1" Type="${R}/officeDocument" Target="word/document.xml"/></Relationships>`,
-    ),
-    entry(
-      'word/_rels/document.xml.rels',
-      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-        `<Relationship Id="rIdLinked" Type="${R}/image" Target="${url}" TargetMode="External"/></Relationships>`,
-    ),
-    entry(
-      'word/document.xml',
-      `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>` +
-        `<w:p><w:r><w:t>Linked picture</w:t></w:r><w:r>${drawing}</w:r></w:p></w:body></w:document>`,
-    ),
-  ]);
-}
+/** A DOCX whose one picture is an external relationship to `url` (`TargetMode="External"`). */
+const docxLinking = (url: string) =>
+  docx(wordPicture('r:link="rIdLinked"'), relationships(relationship('rIdLinked', 'image', url)));
 
 function documentAttacks(targets: CanaryTargets): HostileInput[] {
   const url = `file://${targets.dataDirJpeg.path}`;

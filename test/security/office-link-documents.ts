@@ -164,6 +164,15 @@ export function odf(kind: keyof typeof ODF_MIME, body: string, parts: OdfParts =
 export const odfFrame = (inner: string) =>
   `<text:p><draw:frame text:anchor-type="paragraph" svg:width="5cm" svg:height="5cm">${inner}</draw:frame></text:p>`;
 
+/** An ODT whose one picture is linked to `url`, not embedded (LibreOffice loads such links on open). */
+export const odtLinking = (url: string) =>
+  odf(
+    'odt',
+    odfFrame(
+      `<draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>`,
+    ),
+  );
+
 /** A minimal workbook: one sheet with a cell, `sheetRels` its relationships, `extra` more parts. */
 export function xlsx(sheetExtra: string, sheetRels: string, extra: ZipEntry[] = [], overrides = ''): Buffer {
   const main = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';

@@ -14,6 +14,7 @@ import { createDocumentProcessor } from '../../../src/processors/document/docume
 import { readZip, writeZip } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { setSandboxMode } from '../../../src/processors/shared/sandbox.ts';
+import { odtLinking } from '../../security/office-link-documents.ts';
 import { corpus } from '../../support/corpus.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -131,7 +132,7 @@ describe('document processor', () => {
     const server = await startReceiver((_req, res) => void res.writeHead(404).end());
     try {
       const path = join(scratch(), 'linked.odt');
-      writeFileSync(path, odtLinkingPicture(`${server.origin}/linked.png`));
+      writeFileSync(path, odtLinking(`${server.origin}/linked.png`));
       // The sandbox's network namespace would stop the request (test/security/sandbox.test.ts); without it,
       // LibreOffice fetched the link before the link was removed from the copy it opens.
       for (const mode of ['bwrap', 'off'] as const) {
@@ -162,30 +163,3 @@ describe('document processor', () => {
     assert.ok(!running.includes(job.workDir), running);
   });
 });
-
-/** A minimal ODT whose one picture is linked by URL, not embedded (LibreOffice loads such links on open). */
-function odtLinkingPicture(url: string): Buffer {
-  const entry = (name: string, text: string) => ({ name, data: Buffer.from(text), time: 0, date: 0x21 });
-  return writeZip([
-    entry('mimetype', 'application/vnd.oasis.opendocument.text'),
-    entry(
-      'content.xml',
-      '<?xml version="1.0" encoding="UTF-8"?><office:document-content ' +
-        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
-        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
-        'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" ' +
-        'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" ' +
-        'xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.2"><office:body><office:text>' +
-        '<text:p>Linked picture<draw:frame draw:name="p" svg:width="2cm" svg:height="2cm">' +
-        `<draw:image xlink:href="${url}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/>` +
-        '</draw:frame></text:p></office:text></office:body></office:document-content>',
-    ),
-    entry(
-      'META-INF/manifest.xml',
-      '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest ' +
-        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">' +
-        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
-        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>',
-    ),
-  ]);
-}
