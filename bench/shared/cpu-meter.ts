@@ -154,7 +154,10 @@ export class CpuMeter {
           `[${code}]`,
       );
     }
-    return new CpuMeter(home, root);
+    const meter = new CpuMeter(home, root);
+    // A bench that fails before close() leaves no empty cgroup behind (best effort: nothing may still run).
+    process.once('exit', () => meter.#leave());
+    return meter;
   }
 
   /** CPU seconds of this process (since it opened the meter), of what it started and of every unit. */
@@ -200,5 +203,17 @@ export class CpuMeter {
     writeFileSync(join(this.#home, 'cgroup.procs'), String(process.pid));
     for (const unit of this.#units) await unit.remove();
     await removeCgroup(this.#root);
+  }
+
+  #leave(): void {
+    if (!existsSync(this.#root)) return;
+    try {
+      writeFileSync(join(this.#home, 'cgroup.procs'), String(process.pid));
+      for (const unit of this.#units) rmdirSync(unit.dir);
+      rmdirSync(this.#bench);
+      rmdirSync(this.#root);
+    } catch {
+      // A process of the bench's still runs in one: the cgroup stays, as that process does.
+    }
   }
 }
