@@ -56,13 +56,18 @@ function populated(dir: string): boolean {
  * still running when its unit is over is a straggler the bench must not leave behind.
  */
 async function removeCgroup(dir: string): Promise<void> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) await removeCgroup(join(dir, entry.name));
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) await removeCgroup(join(dir, entry.name));
+    }
+    for (const started = performance.now(); populated(dir); await sleep(5)) {
+      if (performance.now() - started > SETTLE_MS) writeFileSync(join(dir, 'cgroup.kill'), '1');
+    }
+    rmdirSync(dir);
+  } catch (error) {
+    // Removed meanwhile by its own process (a worker's meter, as the worker exits).
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  for (const started = performance.now(); populated(dir); await sleep(5)) {
-    if (performance.now() - started > SETTLE_MS) writeFileSync(join(dir, 'cgroup.kill'), '1');
-  }
-  rmdirSync(dir);
 }
 
 /** One cgroup: a unit's processes and all they start. */
