@@ -165,11 +165,6 @@ export class CpuMeter {
     return meter;
   }
 
-  /** CPU seconds of this process (since it opened the meter), of what it started and of every unit. */
-  seconds(): number {
-    return usageSeconds(this.#root);
-  }
-
   /** A new, empty unit of the bench's cgroup. */
   unit(): CpuUnit {
     const unit: CpuUnit = new CpuUnit(join(this.#root, `unit-${++this.#made}`), () =>

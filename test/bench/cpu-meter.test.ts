@@ -83,14 +83,6 @@ describe('CpuMeter', () => {
     assert.ok(idleSeconds < reference / 4, `a sleeping peer: ${idleSeconds} s`);
   });
 
-  it('adds every unit to the bench’s own total', async () => {
-    const before = meter.seconds();
-    const unit = meter.unit();
-    assert.equal(spawnSync(...unit.command('sh', BUSY)).status, 0);
-    const seconds = await unit.finish();
-    assert.ok(meter.seconds() - before >= seconds, 'the total lost a finished unit');
-  });
-
   it('says the bench needs cgroup write access where it has none', () => {
     // An unprivileged user (util-linux setpriv) cannot make cgroups in root's hierarchy.
     const run = spawnSync(
