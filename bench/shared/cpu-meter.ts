@@ -155,7 +155,7 @@ export class CpuMeter {
       if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw error;
       throw new CgroupAccessError(
         'the benchmark measures CPU with cgroups v2 (sandboxed tools escape rusage) and needs write access ' +
-          `to ${home}: run it as root, or in a delegated cgroup (systemd-run --user --scope -p Delegate=yes) ` +
+          `to ${home}: run it as root, or in a delegated cgroup (a systemd unit with Delegate=yes) ` +
           `[${code}]`,
       );
     }
