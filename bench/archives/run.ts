@@ -3,12 +3,13 @@
  * Debian packages of the benchmark corpus are archived by the usual tools, then re-packed by Presso in the
  * same run: a ZIP against `zip -9` (plain and deep), a TAR against `xz -9`, `7z -mx9`, `zstd -19` and
  * `gzip -9` in the matching formats; the documentation site as a website bundle against its input, with a
- * sample of its pages loaded in headless Chromium. Bytes and CPU time (user+sys, tools included), targets.
+ * sample of its pages loaded in headless Chromium. Bytes and CPU time (user+sys, tools included: a cgroup per
+ * run, bench/shared/cpu-meter.ts, since the sandboxed tools escape this process's rusage), targets.
  * Prints a Markdown table, writes it into README.md between the bench:archives markers, and writes
  * bench/results/archives.json.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { detectFile } from '../../src/media/detect.ts';
@@ -19,6 +20,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import type { Processor } from '../../src/processors/processor.ts';
 import { loadPages } from '../../test/processors/bundle/browser.ts';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -59,17 +61,12 @@ const others: Processor[] = [images, createPdfProcessor(), createDocumentProcess
 const archives = createArchiveProcessor((kind) => others.find((p) => p.kind === kind));
 const bundles = createBundleProcessor(images);
 
-/** CPU seconds of this process and of the children it waited for (the tools), from /proc. */
-function cpuSeconds(): number {
-  const self = process.cpuUsage();
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (self.user + self.system) / 1e6 + (Number(fields[13]) + Number(fields[14])) / 100;
-}
+const meter = CpuMeter.open('archives');
 
-function measured<T>(work: () => T): { value: T; cpu: number } {
-  const before = cpuSeconds();
-  const value = work();
-  return { value, cpu: cpuSeconds() - before };
+/** CPU seconds of this process and of every process it starts during `work`, the sandboxed tools included. */
+async function measured<T>(work: () => T | Promise<T>): Promise<{ value: T; cpu: number }> {
+  const { value, seconds } = await meter.measure(work);
+  return { value, cpu: seconds };
 }
 
 async function presso(
@@ -86,15 +83,16 @@ async function presso(
       : found;
   const workDir = join(scratch, `work-${tag}`);
   mkdirSync(workDir);
-  const before = cpuSeconds();
-  const result = await processor.process({
-    input: { ...detected, path: input, name: basename(input), size: statSync(input).size },
-    params,
-    workDir,
-    signal: new AbortController().signal,
-    wantMetadata: false,
-  });
-  return { bytes: statSync(result.path).size, cpu: cpuSeconds() - before, path: result.path };
+  const { value: result, cpu } = await measured(() =>
+    processor.process({
+      input: { ...detected, path: input, name: basename(input), size: statSync(input).size },
+      params,
+      workDir,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    }),
+  );
+  return { bytes: statSync(result.path).size, cpu, path: result.path };
 }
 
 interface Row {
@@ -118,7 +116,7 @@ for (const folder of FOLDERS) {
   const tag = folder.package;
   const zip = join(scratch, `${tag}.zip`);
   const tar = join(scratch, `${tag}.tar`);
-  const zipped = measured(() => sh(source, 'zip', ['-q', '-r', '-9', '-X', zip, '.']));
+  const zipped = await measured(() => sh(source, 'zip', ['-q', '-r', '-9', '-X', zip, '.']));
   sh(source, 'tar', ['--sort=name', '--owner=0', '--group=0', '-cf', tar, '.']);
   const row = (
     comparison: string,
@@ -160,7 +158,9 @@ for (const folder of FOLDERS) {
   ];
   for (const [format, peer, [command, ...args]] of peers) {
     const out = join(scratch, `${tag}.peer.${format}`);
-    const run = measured(() => writeFileSync(out, execFileSync(command!, args!, { maxBuffer: 1 << 30 })));
+    const run = await measured(() =>
+      writeFileSync(out, execFileSync(command!, args!, { maxBuffer: 1 << 30 })),
+    );
     row(
       `TAR → ${format}`,
       peer,
@@ -170,7 +170,7 @@ for (const folder of FOLDERS) {
     );
   }
   const seven = join(scratch, `${tag}.peer.7z`);
-  const sevenRun = measured(() => sh(source, '7zz', ['a', '-bd', '-mx=9', '-mmt=2', seven, '.']));
+  const sevenRun = await measured(() => sh(source, '7zz', ['a', '-bd', '-mx=9', '-mmt=2', seven, '.']));
   row(
     'TAR → 7z',
     '7z -mx9',
@@ -217,7 +217,7 @@ const deepPhotos = median(
 const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
 const date = new Date().toISOString().slice(0, 10);
 const markdown = [
-  `Run: \`npm run bench:archives\`, ${date}, ${FOLDERS.length} folders from Debian packages, \`high\`. CPU is user+sys, tools included.`,
+  `Run: \`npm run bench:archives\`, ${date}, ${FOLDERS.length} folders from Debian packages, \`high\`. CPU is user+sys, tools included (a cgroup per run, the sandboxed tools too).`,
   '',
   '| target | measured | |',
   '|---|---|---|',
@@ -241,4 +241,5 @@ writeFileSync(
 );
 if (!quick && writeReadmeSection(join(root, 'README.md'), 'archives', markdown))
   console.log('README updated');
+await meter.close();
 rmSync(scratch, { recursive: true, force: true });

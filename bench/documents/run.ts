@@ -3,12 +3,13 @@
  * against `gs -dPDFSETTINGS=/ebook` and against `qpdf --recompress-flate --object-streams=generate`, in
  * the same run, with bytes and the rendered-page score (lowest SSIMULACRA 2 over up to 6 pages with
  * images, drawn at 96 dpi, against the input). Per office document: Presso `high` against the input and
- * a plain `zip -9` re-pack. CPU time (user+sys, the tools included) per page. Prints a Markdown table,
+ * a plain `zip -9` re-pack. CPU time per page, the tools included: each run in a cgroup of its own
+ * (bench/shared/cpu-meter.ts; the sandboxed tools escape this process's rusage). Prints a Markdown table,
  * writes it into README.md between the bench:documents markers, and writes bench/results/documents.json.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { detectFile } from '../../src/media/detect.ts';
 import { createDocumentProcessor } from '../../src/processors/document/document-processor.ts';
@@ -16,6 +17,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { scorePixels } from '../../src/processors/image/quality/score.ts';
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../src/processors/pdf/pnm.ts';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -30,13 +32,7 @@ const PDFS: { file: string; package: string; password?: string }[] = [
   { file: join(forensics, 'text1/a-text-pass-A5d.pdf'), package: 'forensics-samples-files', password: 'A5d' },
 ];
 
-/** CPU seconds of this process and of the children it waited for (the tools), from /proc. */
-function cpuSeconds(): number {
-  const self = process.cpuUsage();
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  const children = (Number(fields[13]) + Number(fields[14])) / 100; // cutime + cstime, in clock ticks
-  return (self.user + self.system) / 1e6 + children;
-}
+const meter = CpuMeter.open('documents');
 
 function pages(path: string): number {
   return Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [path], { encoding: 'utf8' }))?.[1]);
@@ -101,39 +97,39 @@ for (const { file, package: pkg, password } of PDFS) {
   }
   const count = pages(input);
   const sampled = samplePages(input);
-  const start = cpuSeconds();
   const work = join(dir, 'presso');
   mkdirSync(work);
-  const result = await pdfProcessor.process({
-    input: {
-      path: file,
-      name: basename(file),
-      kind: 'pdf',
-      format: 'pdf',
-      mime: 'application/pdf',
-      size: statSync(file).size,
-    },
-    params: { compression: 'high', ...(password === undefined ? {} : { password }) },
-    workDir: work,
-    signal: new AbortController().signal,
-    wantMetadata: false,
-  });
+  const { value: result, seconds: pressoCpu } = await meter.measure(() =>
+    pdfProcessor.process({
+      input: {
+        path: file,
+        name: basename(file),
+        kind: 'pdf',
+        format: 'pdf',
+        mime: 'application/pdf',
+        size: statSync(file).size,
+      },
+      params: { compression: 'high', ...(password === undefined ? {} : { password }) },
+      workDir: work,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    }),
+  );
   const presso = statSync(result.path).size <= statSync(file).size ? result.path : file; // the runner's never-larger rule
-  const pressoCpu = cpuSeconds() - start;
   const ebook = join(dir, 'ebook.pdf');
-  const t1 = cpuSeconds();
-  execFileSync('gs', [
-    '-q',
-    '-dNOPAUSE',
-    '-dBATCH',
-    '-dSAFER',
-    '-sDEVICE=pdfwrite',
-    '-dCompatibilityLevel=1.5',
-    '-dPDFSETTINGS=/ebook',
-    `-sOutputFile=${ebook}`,
-    input,
-  ]);
-  const ebookCpu = cpuSeconds() - t1;
+  const { seconds: ebookCpu } = await meter.measure(() =>
+    execFileSync('gs', [
+      '-q',
+      '-dNOPAUSE',
+      '-dBATCH',
+      '-dSAFER',
+      '-sDEVICE=pdfwrite',
+      '-dCompatibilityLevel=1.5',
+      '-dPDFSETTINGS=/ebook',
+      `-sOutputFile=${ebook}`,
+      input,
+    ]),
+  );
   const qpdf = join(dir, 'qpdf.pdf');
   execFileSync('qpdf', ['--recompress-flate', '--object-streams=generate', input, qpdf]);
   const bytes = (path: string) => statSync(path).size;
@@ -184,15 +180,15 @@ const documents = createDocumentProcessor(createImageProcessor());
 for (const file of [join(forensics, 'text1/a-text.docx'), join(forensics, 'text1/a-text.odt'), ...made]) {
   const detected = (await detectFile(file))!;
   const work = mkdtempSync(join(scratch, 'doc-'));
-  const start = cpuSeconds();
-  const result = await documents.process({
-    input: { ...detected, path: file, name: basename(file), size: statSync(file).size },
-    params: { compression: 'high' },
-    workDir: work,
-    signal: new AbortController().signal,
-    wantMetadata: false,
-  });
-  const cpu = cpuSeconds() - start;
+  const { value: result, seconds: cpu } = await meter.measure(() =>
+    documents.process({
+      input: { ...detected, path: file, name: basename(file), size: statSync(file).size },
+      params: { compression: 'high' },
+      workDir: work,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    }),
+  );
   const unzipped = join(work, 'unzipped');
   execFileSync('unzip', ['-q', file, '-d', unzipped]);
   const zip9 = join(work, `zip9.${detected.format}`);
@@ -210,6 +206,8 @@ for (const file of [join(forensics, 'text1/a-text.docx'), join(forensics, 'text1
 const kb = (n: unknown) => `${Math.round(Number(n) / 1024)} KB`;
 const f1 = (n: unknown) => Number(n).toFixed(1);
 const lines = [
+  `Run: \`npm run bench:documents\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, \`high\`. CPU time from a cgroup per run: Presso with every tool it ran in its sandbox, \`gs\` alike.`,
+  '',
   '| PDF (package) | pages | input | Presso high (score) | gs /ebook (score) | qpdf (score) | Presso / ebook | CPU s/page Presso, ebook |',
   '|---|---|---|---|---|---|---|---|',
   ...rows.map(
@@ -232,4 +230,5 @@ writeFileSync(
   join(root, 'bench/results/documents.json'),
   JSON.stringify({ pdfs: rows, office: officeRows }, null, 2),
 );
+await meter.close();
 rmSync(scratch, { recursive: true, force: true });

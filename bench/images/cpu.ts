@@ -1,28 +1,36 @@
 /**
- * CPU time, measured per request and per peer run, so the machine's load does not enter the ratios.
+ * CPU time, measured per request and per peer run, so the machine's load does not enter the ratios; both
+ * sides from cgroups (bench/shared/cpu-meter.ts), so a ratio compares like with like.
  *
  * - Presso: each request runs in a worker child process (`presso-worker.ts`) that does nothing else while
- *   it runs; its `process.cpuUsage()` delta around `processor.process()` is the request's user+sys CPU,
- *   libvips', the encoders' and the metric's threads included. Workers are warmed up first (module load,
- *   libvips start-up and the native metric's first call are not a request's cost).
- * - Peers: each command runs under a small python3 wrapper that forks, execs the command and reads the
- *   child's own rusage with `os.wait4()` (microsecond user+sys of that child and whatever it waited for).
- *   Node has no per-child rusage (`process.resourceUsage()` is the process itself), and `/usr/bin/time`
- *   prints 10 ms steps, too coarse for a 30 ms cjpeg run.
+ *   it runs, moved into a cgroup of its own for the request (`CpuMeter.measure`): libvips', the encoders'
+ *   and the metric's threads, and every tool it runs in the sandbox (cjxl, gifsicle, the SVG child), which
+ *   its rusage does not see. Workers are warmed up first (module load, libvips start-up and the native
+ *   metric's first call are not a request's cost).
+ * - Peers: each command joins a cgroup of its own before it execs (`CpuUnit.command`), so its CPU is that
+ *   process's and everything it starts. A peer runs directly, not sandboxed, so its rusage (python's
+ *   `os.wait4`, used before) would be right too; the cgroup is the same measure as Presso's, to the tick.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 
-const WAIT4 = [
-  'import os, sys',
-  'pid = os.fork()',
-  'if pid == 0:',
-  '    os.execvp(sys.argv[1], sys.argv[1:])',
-  '_, status, usage = os.wait4(pid, 0)',
-  "sys.stderr.write('\\nPEER-CPU %.6f\\n' % (usage.ru_utime + usage.ru_stime))",
-  'sys.exit(os.waitstatus_to_exitcode(status))',
-].join('\n');
+let meter: CpuMeter | undefined;
+
+/**
+ * The images bench's cgroup, opened on first use. Open it before the workers start, so their own
+ * cgroups are made under it.
+ */
+export function imagesMeter(): CpuMeter {
+  meter ??= CpuMeter.open('images');
+  return meter;
+}
+
+export async function closeImagesMeter(): Promise<void> {
+  await meter?.close();
+  meter = undefined;
+}
 
 export interface ToolRun {
   code: number;
@@ -30,21 +38,24 @@ export interface ToolRun {
   stderr: string;
 }
 
-/** Runs one peer command; its CPU (user+sys of that process tree's waited-for children) in ms. */
-export function runMeasured(cmd: string, args: string[]): Promise<ToolRun> {
-  return new Promise((done, fail) => {
-    const child = spawn('python3', ['-c', WAIT4, cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
+/** Runs one peer command; its CPU (user+sys of the command and of every process it starts) in ms. */
+export async function runMeasured(cmd: string, args: string[]): Promise<ToolRun> {
+  const unit = imagesMeter().unit();
+  try {
+    const [file, argv] = unit.command(cmd, args);
+    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((done, fail) => {
+      const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let tail = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString()).slice(-4000);
+      });
+      child.on('error', fail);
+      child.on('close', (exit) => done({ code: exit ?? -1, stderr: tail }));
     });
-    child.on('error', fail);
-    child.on('close', (code) => {
-      const cpu = /PEER-CPU ([\d.]+)\s*$/.exec(stderr);
-      if (!cpu) return fail(new Error(`no CPU reading for ${cmd}: ${stderr}`));
-      done({ code: code ?? -1, cpuMs: Number(cpu[1]) * 1000, stderr });
-    });
-  });
+    return { code, cpuMs: (await unit.finish()) * 1000, stderr };
+  } finally {
+    await unit.remove();
+  }
 }
 
 /** Runs a command that must succeed; throws with its stderr otherwise. */

@@ -1,8 +1,8 @@
 /**
  * Where the image processor's CPU goes: one `high` request per output format (jpeg, webp, avif, png,
  * auto) on a 1280×960 camera photo and on a 0.3 MP copy of it, each run through `createImageProcessor` in
- * its own Node process under `--cpu-prof`. Per request it prints the process's CPU seconds (user+sys,
- * `process.cpuUsage()`, which counts libvips' and the encoders' threads too), the main thread's JavaScript
+ * its own Node process under `--cpu-prof`. Per request it prints its CPU seconds (user+sys from a cgroup of
+ * the request's own: libvips' and the encoders' threads, and any tool it runs in the sandbox), the main thread's JavaScript
  * time by source file (the metric, pixel shuffling) from the V8 profile, and the rest (native decode and
  * encode, oxipng, the threads of libvips) as total minus JavaScript. Not a test: it measures.
  *
@@ -17,6 +17,7 @@ import sharp from 'sharp';
 import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { corpus } from '../../test/support/corpus.ts';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 
 const FORMATS = ['jpeg', 'webp', 'avif', 'png', 'auto'] as const;
 /** The SSIMULACRA 2 implementation's files: the scoring share of the main thread. */
@@ -39,18 +40,20 @@ async function runOne(path: string, format: string): Promise<void> {
   const detected = await detectFile(path);
   if (detected === undefined) throw new Error(`not an image: ${path}`);
   const workDir = mkdtempSync(join(tmpdir(), 'presso-profile-'));
-  const before = process.cpuUsage();
-  const result = await processor.process({
-    input: { ...detected, path, name: basename(path), size: statSync(path).size },
-    params: { format, compression: 'high' },
-    workDir,
-    signal: new AbortController().signal,
-    wantMetadata: false,
-  });
-  const used = process.cpuUsage(before);
+  const meter = CpuMeter.open('profile');
+  const { value: result, seconds } = await meter.measure(() =>
+    processor.process({
+      input: { ...detected, path, name: basename(path), size: statSync(path).size },
+      params: { format, compression: 'high' },
+      workDir,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    }),
+  );
+  await meter.close();
   const size = statSync(result.path).size;
   rmSync(workDir, { recursive: true, force: true });
-  console.log(JSON.stringify({ cpu: (used.user + used.system) / 1e6, size, format: result.format }));
+  console.log(JSON.stringify({ cpu: seconds, size, format: result.format }));
 }
 
 /** Self time of the main thread by source file (short name), in seconds; idle and GC kept apart. */
@@ -104,7 +107,7 @@ async function main(): Promise<void> {
         .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
       const js = jsTimeByFile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
       // The profile samples wall time: on a loaded machine a busy main thread also waits for a core, so
-      // only the shares are read from it; the CPU seconds come from process.cpuUsage().
+      // only the shares are read from it; the CPU seconds come from the request's cgroup.
       const busy = [...js.entries()].filter(([k]) => k !== '(idle)');
       const busyTotal = busy.reduce((s, [, v]) => s + v, 0);
       const metric = busy.filter(([k]) => METRIC_FILES.includes(k)).reduce((s, [, v]) => s + v, 0);

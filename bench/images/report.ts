@@ -101,7 +101,8 @@ export function renderReport(r: Report): string {
     `Run: \`npm run bench${r.quick ? ' -- --quick' : ''}\`, ${new Date().toISOString().slice(0, 10)}, ` +
       `${cpus().length} vCPU, ${r.images} images, ${fmt(r.minutes, 0)} min. Bytes ratio = median(Presso ` +
       'bytes / peer bytes), each peer at its smallest output scoring at least Presso’s SSIMULACRA 2. CPU ' +
-      'ratio = Presso’s request (user+sys) / one peer encode at that matched setting (median, p95).',
+      'ratio = Presso’s request (user+sys, with the tools it ran in the sandbox) / one peer encode at that ' +
+      'matched setting (median, p95), both from cgroups.',
     '',
     '| format | level | peer | images | Presso score | bytes ratio | Presso CPU s | peer CPU ms | CPU ratio | CPU p95 | peer never matched |',
     '|---|---|---|---|---|---|---|---|---|---|---|',

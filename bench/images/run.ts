@@ -15,7 +15,7 @@ import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
 import { type BenchContext, jpegCases, type Level, lossyCases, pngCases, type Row } from './cases.ts';
-import { PressoWorkers, pool, runChecked } from './cpu.ts';
+import { closeImagesMeter, imagesMeter, PressoWorkers, pool, runChecked } from './cpu.ts';
 import { AVIF_PEER_SPEED } from './peers.ts';
 import { renderReport, summarise, writeReadmeReport } from './report.ts';
 import { benchSample } from './sample.ts';
@@ -27,6 +27,8 @@ const root = resolve(import.meta.dirname, '../..');
 const quick = process.argv.includes('--quick');
 const C = resolve(root, process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench');
 const cores = availableParallelism();
+// Before the workers start: their cgroups are made under the bench's.
+const meter = imagesMeter();
 const work = await mkdtemp(join(tmpdir(), 'presso-bench-'));
 let n = 0;
 const ctx: BenchContext = {
@@ -81,10 +83,10 @@ for (const [format, files] of [
     if (format === 'svg') {
       // svgo is a library: its CPU is this process's, measured with nothing else running here.
       peer = 'svgo (defaults)';
-      const before = process.cpuUsage();
-      await writeFile(out, optimize(await readFile(file, 'utf8')).data);
-      const used = process.cpuUsage(before);
-      cpuMs = (used.user + used.system) / 1000;
+      const { seconds } = await meter.measure(async () =>
+        writeFile(out, optimize(await readFile(file, 'utf8')).data),
+      );
+      cpuMs = seconds * 1000;
     } else {
       peer = 'gifsicle -O3';
       cpuMs = await runChecked('gifsicle', ['-O3', file, '-o', out]);
@@ -169,8 +171,9 @@ const json = {
   images,
   qualityTargets: QUALITY_TARGETS,
   method: {
-    pressoCpu: 'process.cpuUsage() delta of a worker process running only that request (all threads)',
-    peerCpu: 'rusage of the peer child (python3 os.wait4), one encode at the matched setting',
+    pressoCpu:
+      'cgroup v2 usage of a worker process running only that request (all threads) and of every tool it ran in the sandbox',
+    peerCpu: 'cgroup v2 usage of the peer command and its children, one encode at the matched setting',
     avifPeerSpeed: AVIF_PEER_SPEED,
   },
   summary,
@@ -185,4 +188,5 @@ const json = {
 };
 await writeFile(out, JSON.stringify(json, null, 2));
 console.log(`\nJSON: ${out}`);
+await closeImagesMeter();
 await rm(work, { recursive: true, force: true });

@@ -1,22 +1,23 @@
 /**
  * Presso as its users run it for the media benchmark: a `presso serve` child process (embedded default,
- * HTTPS), a clip uploaded through the API, its output downloaded. Measured per request: the server's CPU
- * time with its waited-for children (every ffmpeg and ffprobe it ran), read from /proc/<pid>/stat, and the
- * peak resident memory of the server and its children together, sampled every 50 ms from /proc (the
+ * HTTPS), a clip uploaded through the API, its output downloaded. Measured per request: the CPU time of the
+ * server and of every process it started (every ffmpeg and ffprobe, in their sandbox), from a cgroup of
+ * the server's own (bench/shared/cpu-meter.ts; the server's rusage no longer sees its sandboxed tools), and
+ * the peak resident memory of the server and its children together, sampled every 50 ms from /proc (the
  * kernel's high-water mark covers one process only, and ffmpeg's encoders are most of it).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAccountCli, spawnPresso, testClient } from '../../test/support/presso.ts';
+import type { CpuMeter } from '../shared/cpu-meter.ts';
 
-const TICKS = 100; // USER_HZ
 const PAGE_KB = 4;
 
 export interface ApiRun {
   path: string;
   bytes: number;
-  /** Server CPU seconds (user + system, its children included) for this request. */
+  /** CPU seconds of the server and of every process it ran (the tools) for this request. */
   cpu: number;
   wallSeconds: number;
   /** Peak RSS of the server and its child processes together during the request, MB. */
@@ -35,12 +36,6 @@ function statFields(pid: number): string[] | undefined {
   } catch {
     return undefined; // the process ended between the listing and the read
   }
-}
-
-/** utime + stime + cutime + cstime of `pid` (fields 14–17 of stat; here indexed from field 3). */
-function cpuSeconds(pid: number): number {
-  const fields = statFields(pid) ?? [];
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0) / TICKS;
 }
 
 /** RSS in MB of `root` and every process under it. */
@@ -67,7 +62,7 @@ function treeRssMb(root: number): number {
   return total / 1024;
 }
 
-export async function startMediaService(work: string): Promise<MediaService> {
+export async function startMediaService(work: string, meter: CpuMeter): Promise<MediaService> {
   const dataDir = await mkdtemp(join(work, 'data-'));
   const account = await createAccountCli(dataDir, 'bench');
   // Long clips take minutes: the synchronous answer waits for them instead of turning into a job.
@@ -78,13 +73,16 @@ export async function startMediaService(work: string): Promise<MediaService> {
   });
   const client = testClient(child.url, account.key, child.cert);
   const pid = child.child.pid ?? 0;
+  // Moved in once it listens, before any request: every tool it starts from now on is counted with it.
+  const unit = meter.unit();
+  unit.adopt(pid);
   return {
     async run(file, data, out) {
       let peak = 0;
       const sampler = setInterval(() => {
         peak = Math.max(peak, treeRssMb(pid));
       }, 50);
-      const cpu0 = cpuSeconds(pid);
+      const cpu0 = unit.seconds();
       const t0 = performance.now();
       try {
         const response = await client.upload(file, data);
@@ -95,7 +93,7 @@ export async function startMediaService(work: string): Promise<MediaService> {
         if (url === undefined) throw new Error(`upload ${response.status}: ${JSON.stringify(body)}`);
         const bytes = Buffer.from(await (await client.get(url)).arrayBuffer());
         const wallSeconds = (performance.now() - t0) / 1000;
-        const cpu = cpuSeconds(pid) - cpu0;
+        const cpu = unit.seconds() - cpu0;
         await writeFile(out, bytes);
         return {
           path: out,
@@ -112,6 +110,7 @@ export async function startMediaService(work: string): Promise<MediaService> {
     async stop() {
       await client.close();
       await child.kill('SIGTERM');
+      await unit.finish();
     },
   };
 }

@@ -12,10 +12,11 @@
  *   WebM's SSIM (target ≤ 0.6).
  * - Encode speed as × realtime on this machine's cores, from CPU time (wall time is noise on a shared host).
  * - Audio: Presso `high` per format versus ffmpeg's defaults for that format: bytes, duration and loudness.
- * CPU time of the direct ffmpeg runs is this process's waited-for children's, read from /proc/self/stat.
+ * CPU time from cgroups (bench/shared/cpu-meter.ts), the same way on both sides: the server's own, with
+ * every tool it runs in its sandbox (which its rusage misses), and one per direct ffmpeg run.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { Deadline } from '../../src/processors/shared/deadline.ts';
@@ -23,6 +24,7 @@ import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../src/processors/vi
 import { CODEC_SETTINGS } from '../../src/processors/video/encoders.ts';
 import { searchCrf } from '../../src/processors/video/quality-search.ts';
 import { integratedLoudness } from '../../test/support/media.ts';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 import { type MediaService, startMediaService } from './api-service.ts';
 
@@ -34,20 +36,7 @@ const VIDEOS = ['movie1/VID_20191220_170832.mp4', 'movie2/movie-hello.mp4'];
 /** The 720p clip played this many times over (`-stream_loop`, no re-encode): about a minute of footage. */
 const LONG_LOOPS = 7;
 const AUDIO = 'audio1/debian.wav';
-const TICKS = 100; // USER_HZ
-
-async function cpuSeconds(): Promise<number> {
-  const fields = (await readFile('/proc/self/stat', 'utf8')).split(') ')[1]!.split(' ');
-  // utime, stime, cutime, cstime are fields 14–17 of stat; here indexed from field 3.
-  const [u, s, cu, cs] = [11, 12, 13, 14].map((i) => Number(fields[i]));
-  return (u! + s! + cu! + cs!) / TICKS;
-}
-
-async function measured<T>(work: () => Promise<T>): Promise<{ value: T; cpu: number }> {
-  const before = await cpuSeconds();
-  const value = await work();
-  return { value, cpu: (await cpuSeconds()) - before };
-}
+const meter = CpuMeter.open('media');
 
 function ff(args: string[]): void {
   execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args]);
@@ -140,7 +129,7 @@ const r2 = (n: number) => Math.round(n * 100) / 100;
 
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'presso-bench-media-'));
-  const service = await startMediaService(work);
+  const service = await startMediaService(work, meter);
   let outputs = 0;
   const presso = (file: string, data: Record<string, unknown>, ext: string) =>
     service.run(file, data, join(work, `presso-${outputs++}.${ext}`));
@@ -258,14 +247,14 @@ async function directRun(
     },
     run,
   );
-  const direct = await measured(async () =>
+  const { seconds: cpu } = await meter.measure(() =>
     ff([
       ...['-i', source, '-map', '0:V:0', '-map', '0:a:0?', '-vf', filters],
       ...CODEC_SETTINGS.h264.args(crf),
       ...['-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', join(work, 'direct.mp4')],
     ]),
   );
-  return { crf, direct };
+  return { crf, direct: { cpu } };
 }
 
 /** The 720p clip looped to about a minute: the search's fixed cost against a longer encode. */
@@ -308,7 +297,7 @@ function mediaReport(
   };
   return [
     `Run: \`npm run bench:media\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, ` +
-      `${video.length} clips (forensics-samples-files). CPU time, medians over the clips.`,
+      `${video.length} clips (forensics-samples-files). CPU time from cgroups (the server with every tool it ran, ffmpeg direct alike), medians over the clips.`,
     '',
     '| target | measured | |',
     '|---|---|---|',
@@ -335,4 +324,8 @@ function mediaReport(
   ].join('\n');
 }
 
-await main();
+try {
+  await main();
+} finally {
+  await meter.close();
+}

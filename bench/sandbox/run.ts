@@ -3,7 +3,7 @@
  * runs external tools (image codecs and the SVG child, PDF, office document, video, audio, archive),
  * through the processors, with `PRESSO_SANDBOX`'s two settings in the same run, alternated job by job so
  * machine load falls on both alike. Wall time, and CPU time of this process and every process it starts
- * (a cgroup of the bench's own: bubblewrap and the tools inside it included).
+ * during the job (a cgroup per job, bench/shared/cpu-meter.ts: bubblewrap and the tools inside it included).
  * Prints a Markdown table with the on/off ratios, writes it into docs/benchmarks.md between the
  * bench:sandbox markers, and writes bench/results/sandbox.json. `--quick`: one round instead of three.
  */
@@ -39,8 +39,7 @@ interface Job {
   params: Record<string, unknown>;
 }
 
-const meter = new CpuMeter();
-const cpuSeconds = () => meter.seconds();
+const meter = CpuMeter.open('sandbox');
 
 async function inputs(): Promise<Job[]> {
   const dir = join(scratch, 'inputs');
@@ -151,16 +150,19 @@ async function runOnce(job: Job, mode: SandboxMode, index: number): Promise<Samp
   if (detected === undefined) throw new Error(`bench input not detected: ${job.path}`);
   const workDir = join(scratch, `job-${index}`);
   mkdirSync(workDir);
-  const cpu = cpuSeconds();
-  const started = performance.now();
-  await job.processor.process({
-    input: { ...detected, path: job.path, name: basename(job.path), size: statSync(job.path).size },
-    params: job.params,
-    workDir,
-    signal: new AbortController().signal,
-    wantMetadata: false,
+  let wallMs = 0;
+  const { seconds } = await meter.measure(async () => {
+    const started = performance.now();
+    await job.processor.process({
+      input: { ...detected, path: job.path, name: basename(job.path), size: statSync(job.path).size },
+      params: job.params,
+      workDir,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    });
+    wallMs = performance.now() - started;
   });
-  const sample = { wallMs: performance.now() - started, cpuMs: (cpuSeconds() - cpu) * 1000 };
+  const sample = { wallMs, cpuMs: seconds * 1000 };
   rmSync(workDir, { recursive: true, force: true });
   return sample;
 }
@@ -219,6 +221,6 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
-  meter.close();
+  await meter.close();
   rmSync(scratch, { recursive: true, force: true });
 }

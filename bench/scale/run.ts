@@ -3,11 +3,11 @@
  * processes (`presso serve --role api|worker`, one job at a time each) over real PostgreSQL, Redis and an
  * S3 bucket (s3rver, in this process), as the multi-process test runs them. The same 80 small images (256×192
  * PNG photos cut from a Debian corpus image) are uploaded synchronously, 4 at a time, through the API: images
- * per second, p50/p99 latency, and the CPU seconds of every process (from /proc, children included) over the
+ * per second, p50/p99 latency, and the CPU seconds of every Presso process over the run, each with every tool
+ * it started (a cgroup per process, bench/shared/cpu-meter.ts: the sandboxed tools escape its rusage), over the
  * run. The embedded default (one `presso serve`, 2 job workers) takes the same load for reference. Prints a
  * table, writes it into the README between the bench:scale markers, and writes bench/results/scale.json.
  */
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,11 +18,11 @@ import { createAccountCli, type SpawnedPresso, spawnPresso, testClient } from '.
 import { type Receiver, startReceiver } from '../../test/support/receiver.ts';
 import { ensureRedis, REDIS_URL, testPostgres } from '../../test/support/services.ts';
 import { startS3rver } from '../../test/support/store-servers.ts';
+import { CpuMeter, type CpuUnit } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
 const IMAGES = 80;
 const CONCURRENCY = 4;
-const TICKS = 100;
 const corpus = resolve(
   process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench',
   'usr/share/backgrounds/mate/nature',
@@ -41,11 +41,19 @@ interface Run {
   wallSeconds: number;
 }
 
-/** utime + stime + cutime + cstime of a process, seconds. */
-function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0) / TICKS;
+/** Each Presso process in a cgroup of its own from the moment it listens, before any job. */
+const units = new Map<SpawnedPresso, CpuUnit>();
+
+async function started(meter: CpuMeter, spawning: Promise<SpawnedPresso>): Promise<SpawnedPresso> {
+  const presso = await spawning;
+  const unit = meter.unit();
+  unit.adopt(presso.child.pid ?? 0);
+  units.set(presso, unit);
+  return presso;
 }
+
+/** CPU seconds of a Presso process and of every tool it ran, so far. */
+const cpuOf = (presso: SpawnedPresso): number => units.get(presso)!.seconds();
 
 async function images(): Promise<Buffer[]> {
   const { readdirSync } = await import('node:fs');
@@ -100,7 +108,7 @@ async function load(
   webhooks?: WebhookSink,
 ): Promise<Run> {
   const client = testClient(url, key, cert);
-  const cpu0 = processes.map((p) => cpuOf(p.child.pid ?? 0));
+  const cpu0 = processes.map(cpuOf);
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -131,7 +139,7 @@ async function load(
     }),
   );
   const wallSeconds = (performance.now() - t0) / 1000;
-  const cpuSeconds = processes.reduce((sum, p, i) => sum + cpuOf(p.child.pid ?? 0) - (cpu0[i] ?? 0), 0);
+  const cpuSeconds = processes.reduce((sum, p, i) => sum + cpuOf(p) - (cpu0[i] ?? 0), 0);
   await client.close();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
@@ -167,7 +175,7 @@ async function postgresTransactions(url: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-async function main(): Promise<void> {
+async function main(meter: CpuMeter): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'presso-bench-scale-'));
   const inputs = await images();
   await ensureRedis();
@@ -180,7 +188,10 @@ async function main(): Promise<void> {
     // The embedded default for reference: one process, its job workers on both cores.
     const embeddedDir = join(root, 'embedded');
     const embeddedKey = (await createAccountCli(embeddedDir, 'bench')).key;
-    const embedded = await spawnPresso(embeddedDir, { PRESSO_WORKERS: String(availableParallelism()) });
+    const embedded = await started(
+      meter,
+      spawnPresso(embeddedDir, { PRESSO_WORKERS: String(availableParallelism()) }),
+    );
     spawned.push(embedded);
     await load(embedded.url, embeddedKey, embedded.cert, inputs.slice(0, 8), [embedded], 'warm-up');
     runs.push(
@@ -210,17 +221,20 @@ async function main(): Promise<void> {
       PRESSO_OUTBOUND_ALLOW: '127.0.0.1/32',
     };
     const key = (await createAccountCli(join(root, 'cli'), 'bench', env)).key;
-    const api = await spawnPresso(join(root, 'api'), { ...env, PRESSO_ROLE: 'api' });
+    const api = await started(meter, spawnPresso(join(root, 'api'), { ...env, PRESSO_ROLE: 'api' }));
     spawned.push(api);
     const workers: SpawnedPresso[] = [];
     for (const count of [1, 2]) {
       while (workers.length < count) {
-        const worker = await spawnPresso(join(root, `worker-${workers.length}`), {
-          ...env,
-          PRESSO_ROLE: 'worker',
-          PRESSO_WORKERS: '1',
-          PRESSO_PUBLIC_URL: api.url,
-        });
+        const worker = await started(
+          meter,
+          spawnPresso(join(root, `worker-${workers.length}`), {
+            ...env,
+            PRESSO_ROLE: 'worker',
+            PRESSO_WORKERS: '1',
+            PRESSO_PUBLIC_URL: api.url,
+          }),
+        );
         workers.push(worker);
         spawned.push(worker);
       }
@@ -264,7 +278,7 @@ async function main(): Promise<void> {
   }
   const [embedded, one, two, hooked] = runs;
   const table = [
-    `Run: \`npm run bench:scale\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, ${IMAGES} PNG photos of 256×192, \`high\`, ${CONCURRENCY} synchronous uploads at a time. CPU: every process with its children (tools), from /proc.`,
+    `Run: \`npm run bench:scale\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, ${IMAGES} PNG photos of 256×192, \`high\`, ${CONCURRENCY} synchronous uploads at a time. CPU: every Presso process with every tool it ran, a cgroup each.`,
     '',
     '| setup | images/s | p50 ms | p99 ms | CPU s in all | CPU ms per image | Redis commands / image | PostgreSQL transactions / image |',
     '|---|---|---|---|---|---|---|---|',
@@ -289,4 +303,9 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+const meter = CpuMeter.open('scale');
+try {
+  await main(meter);
+} finally {
+  await meter.close();
+}

@@ -1,7 +1,8 @@
 /**
  * Presso's WebP at `high` (the whole processor: search and output check) against `cwebp -q`, bisected to
  * its smallest output scoring at least Presso's (as bench/images/run.ts `matchPeer`), with Presso's CPU
- * (user + sys) per image; prints the median bytes ratio. `node bench/webp/peer.ts PHOTO...`
+ * (user + sys, any tool it runs in the sandbox included: bench/shared/cpu-meter.ts) per image; prints the
+ * median bytes ratio. `node bench/webp/peer.ts PHOTO...`
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
@@ -11,9 +12,11 @@ import sharp from 'sharp';
 import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { scoreOutput } from '../../src/processors/image/quality/score.ts';
+import { CpuMeter } from '../shared/cpu-meter.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'webp-peer-'));
 const processor = createImageProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 });
+const meter = CpuMeter.open('webp-peer');
 let n = 0;
 const ratios: number[] = [];
 for (const file of process.argv.slice(2)) {
@@ -21,15 +24,15 @@ for (const file of process.argv.slice(2)) {
   await sharp(file).autoOrient().toColourspace('srgb').png({ compressionLevel: 1 }).toFile(ref);
   const detected = (await detectFile(file))!;
   const dir = mkdtempSync(join(work, 'job-'));
-  const c0 = process.cpuUsage();
-  const result = await processor.process({
-    input: { ...detected, path: file, name: basename(file), size: statSync(file).size },
-    params: { compression: 'high', format: 'webp' },
-    workDir: dir,
-    signal: new AbortController().signal,
-    wantMetadata: false,
-  });
-  const c = process.cpuUsage(c0);
+  const { value: result, seconds } = await meter.measure(() =>
+    processor.process({
+      input: { ...detected, path: file, name: basename(file), size: statSync(file).size },
+      params: { compression: 'high', format: 'webp' },
+      workDir: dir,
+      signal: new AbortController().signal,
+      wantMetadata: false,
+    }),
+  );
   const bytes = statSync(result.path).size;
   const score = await scoreOutput(ref, result.path);
   let best: { q: number; bytes: number; s: number } | undefined;
@@ -49,8 +52,9 @@ for (const file of process.argv.slice(2)) {
   const r = best ? bytes / best.bytes : Number.NaN;
   ratios.push(r);
   console.log(
-    `${basename(file)}: presso ${bytes} (${score.toFixed(2)}) cpu ${((c.user + c.system) / 1e6).toFixed(2)} s | cwebp q${best?.q} ${best?.bytes} (${best?.s.toFixed(2)}) | ratio ${r.toFixed(3)}`,
+    `${basename(file)}: presso ${bytes} (${score.toFixed(2)}) cpu ${seconds.toFixed(2)} s | cwebp q${best?.q} ${best?.bytes} (${best?.s.toFixed(2)}) | ratio ${r.toFixed(3)}`,
   );
 }
+await meter.close();
 const s = ratios.filter(Number.isFinite).sort((x, y) => x - y);
 console.log(`median ratio ${s[Math.floor(s.length / 2)]?.toFixed(3)} over ${s.length}`);

@@ -1,15 +1,17 @@
 /**
- * The benchmark's own measures: a peer's CPU is its child's rusage (not wall time, not this process), and
+ * The benchmark's own measures: a peer's CPU is its command's cgroup (not wall time, not this process), and
  * the checks catch a level that grows, a palette PNG left unshrunk and an output below its level.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { Row } from '../../bench/images/cases.ts';
-import { runMeasured } from '../../bench/images/cpu.ts';
+import { closeImagesMeter, runMeasured } from '../../bench/images/cpu.ts';
 import { median, p95, summarise } from '../../bench/images/report.ts';
 import { checkTargets } from '../../bench/images/targets.ts';
 
 describe('runMeasured', () => {
+  after(closeImagesMeter);
+
   it('counts the CPU a child burns, and not the time it sleeps', async () => {
     const busy = await runMeasured('python3', ['-c', 'sum(i * i for i in range(2_000_000))']);
     assert.equal(busy.code, 0);
