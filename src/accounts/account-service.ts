@@ -5,7 +5,16 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors/catalog.ts';
 import { generateWebhookSecret } from '../webhooks/signature.ts';
-import type { Account, AccountStore, ApiKeyRecord } from './account-store.ts';
+import {
+  type Account,
+  type AccountStore,
+  type ApiKeyRecord,
+  type DailyUsage,
+  type DailyUsageDelta,
+  KEY_SCOPES,
+  type KeyOwner,
+  type KeyScope,
+} from './account-store.ts';
 
 const KEY_PREFIX = 'psk_';
 const KEY_PATTERN = /^psk_[A-Za-z0-9_-]{43}$/;
@@ -13,6 +22,16 @@ const KEY_PATTERN = /^psk_[A-Za-z0-9_-]{43}$/;
 export interface NewKey {
   id: string;
   key: string;
+  /** The stored record (without the secret). */
+  record: ApiKeyRecord;
+}
+
+/** `lastUsedAt` is written at most this often per key: a minute is precise enough for "last used". */
+export const KEY_TOUCH_INTERVAL_MS = 60_000;
+
+/** The UTC day of a time, as the daily usage counters name it (YYYY-MM-DD). */
+export function usageDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 export function hashApiKey(key: string): string {
@@ -40,26 +59,42 @@ export class AccountService {
       webhookSecret: generateWebhookSecret(),
       createdAt: Date.now(),
     };
-    const { record, hash, key } = newKey(account.id);
+    const { record, hash, key } = newKey(account.id, 'first key', KEY_SCOPES);
     await this.#store.createAccount(account, { key: record, hash });
-    return { account, key: { id: record.id, key } };
+    return { account, key: { id: record.id, key, record } };
   }
 
-  async createKey(accountId: string): Promise<NewKey> {
+  /** Keys made by the operator's CLI have every scope; the dashboard chooses (`jobs` alone by default). */
+  async createKey(
+    accountId: string,
+    options: { name?: string; scopes?: readonly KeyScope[] } = {},
+  ): Promise<NewKey> {
     if (!(await this.#store.getAccount(accountId))) throw new NotFoundError(`No account ${accountId}.`);
-    const { record, hash, key } = newKey(accountId);
+    const { record, hash, key } = newKey(accountId, options.name ?? '', options.scopes ?? KEY_SCOPES);
     await this.#store.addKey(record, hash);
-    return { id: record.id, key };
+    return { id: record.id, key, record };
   }
 
-  async revokeKey(keyId: string): Promise<void> {
-    if (!(await this.#store.revokeKey(keyId, Date.now()))) throw new NotFoundError(`No key ${keyId}.`);
+  /** Revokes a key (of that account only, when `accountId` is given: another account's key is "not found"). */
+  async revokeKey(keyId: string, accountId?: string): Promise<void> {
+    if (!(await this.#store.revokeKey(keyId, Date.now(), accountId)))
+      throw new NotFoundError(`No key ${keyId}.`);
   }
 
-  /** The account of an active key, or undefined for unknown and revoked keys. */
-  async authenticate(key: string): Promise<{ account: Account; keyId: string } | undefined> {
+  /**
+   * The account of an active key, or undefined for unknown and revoked keys. Notes the key's use when its
+   * `lastUsedAt` is a minute old or more: the read is needed anyway, so a busy key costs one write a minute.
+   */
+  async authenticate(key: string): Promise<KeyOwner | undefined> {
     if (!isWellFormedKey(key)) return undefined;
-    return this.#store.findByKeyHash(hashApiKey(key));
+    const found = await this.#store.findByKeyHash(hashApiKey(key));
+    if (found === undefined) return undefined;
+    const now = Date.now();
+    if (found.lastUsedAt === undefined || now - found.lastUsedAt >= KEY_TOUCH_INTERVAL_MS) {
+      // A stamp that cannot be written (a full disk) must not refuse the request.
+      await this.#store.touchKey(found.keyId, now, now - KEY_TOUCH_INTERVAL_MS).catch(() => {});
+    }
+    return found;
   }
 
   listAccounts(): Promise<Account[]> {
@@ -81,17 +116,41 @@ export class AccountService {
   addUsage(accountId: string, delta: Parameters<AccountStore['addUsage']>[1]): Promise<void> {
     return this.#store.addUsage(accountId, delta);
   }
+
+  /** Adds to the account's counters of the UTC day of `at`, for `kind` (a file kind, or `http` for requests). */
+  addDailyUsage(accountId: string, at: number, kind: string, delta: DailyUsageDelta): Promise<void> {
+    return this.#store.addDailyUsage(accountId, usageDate(at), kind, delta);
+  }
+
+  /** One answered request: the account's total and today's `http` counter. */
+  async countRequest(accountId: string, at: number = Date.now()): Promise<void> {
+    await this.#store.addUsage(accountId, { requests: 1 });
+    await this.addDailyUsage(accountId, at, 'http', { requests: 1 });
+  }
+
+  /** The last `days` UTC days' counters (today included), oldest first. */
+  listDailyUsage(accountId: string, days: number, now: number = Date.now()): Promise<DailyUsage[]> {
+    return this.#store.listDailyUsage(accountId, usageDate(now - (days - 1) * 86_400_000));
+  }
 }
 
 /** A fresh API key: the secret shown once, and the record and hash that are stored. */
-function newKey(accountId: string): { key: string; record: ApiKeyRecord; hash: string } {
+function newKey(
+  accountId: string,
+  name: string,
+  scopes: readonly KeyScope[],
+): { key: string; record: ApiKeyRecord; hash: string } {
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   const record: ApiKeyRecord = {
     id: `key_${randomBytes(9).toString('base64url')}`,
     accountId,
+    name,
     prefix: key.slice(0, 10),
+    // In the catalogue's order, each once, whatever order the caller gave.
+    scopes: KEY_SCOPES.filter((scope) => scopes.includes(scope)),
     createdAt: Date.now(),
     revokedAt: undefined,
+    lastUsedAt: undefined,
   };
   return { key, record, hash: hashApiKey(key) };
 }

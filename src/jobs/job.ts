@@ -58,6 +58,14 @@ export interface JobOutput {
   metadata?: Record<string, unknown> | undefined;
 }
 
+/** One named step of a job's last run (job-context.ts `step`), as the job detail shows it. */
+export interface JobStep {
+  name: string;
+  startedAt: number;
+  finishedAt: number;
+  outcome: 'completed' | 'failed';
+}
+
 export interface Job {
   id: string;
   accountId: string;
@@ -85,6 +93,12 @@ export interface Job {
    * the runner opens them (job-secrets.ts). Wiped when the job ends.
    */
   sealedSecrets?: string | undefined;
+  /** The input's detected kind, once known (at submission for uploads, at completion otherwise). */
+  kind?: string | undefined;
+  /** When the last run started (each run restarts it); undefined before the first. */
+  startedAt?: number | undefined;
+  /** The last run's steps, recorded when the job ends. */
+  steps?: JobStep[] | undefined;
 }
 
 export function isFinished(job: Pick<Job, 'status'>): boolean {

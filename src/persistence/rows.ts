@@ -3,9 +3,9 @@
  * by test/persistence/postgres.test.ts) and their mapping to the domain's records: written once for both
  * dialects' stores.
  */
-import type { Account, ApiKeyRecord } from '../accounts/account-store.ts';
+import type { Account, ApiKeyRecord, DailyUsage, KeyScope } from '../accounts/account-store.ts';
 import type { ConnectorRecord } from '../connectors/connector-store.ts';
-import type { Job } from '../jobs/job.ts';
+import type { Job, JobStep } from '../jobs/job.ts';
 import type { StoreKind } from '../stores/external-store.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState } from '../webhooks/webhook-store.ts';
 
@@ -27,6 +27,13 @@ export interface JobRow {
   reported_at: number | null;
   /** Sealed by JobSecretBox; NULL once the job has ended. */
   secrets: string | null;
+  /** The input's kind, name and size, copied from `input` for the job list's filters. */
+  kind: string | null;
+  input_name: string | null;
+  input_size: number | null;
+  started_at: number | null;
+  /** JSON list of the last run's steps, written when the job ends. */
+  steps: string | null;
 }
 
 export function parse<T>(text: string | null): T | undefined {
@@ -51,6 +58,9 @@ export function toJob(row: JobRow): Job {
     progress: row.progress ?? undefined,
     reportedAt: row.reported_at ?? undefined,
     sealedSecrets: row.secrets ?? undefined,
+    kind: row.kind ?? undefined,
+    startedAt: row.started_at ?? undefined,
+    steps: parse<JobStep[]>(row.steps),
   };
 }
 
@@ -65,10 +75,20 @@ export interface AccountRow {
 export interface KeyRow {
   id: string;
   account_id: string;
+  name: string;
   prefix: string;
+  /** Space-separated. */
+  scopes: string;
   created_at: number;
   revoked_at: number | null;
+  last_used_at: number | null;
 }
+
+/** The key columns every key query selects (never the hash). */
+export const KEY_COLUMNS = 'id, account_id, name, prefix, scopes, created_at, revoked_at, last_used_at';
+
+export const toScopes = (text: string): KeyScope[] =>
+  text.split(' ').filter((scope): scope is KeyScope => scope === 'jobs' || scope === 'connectors');
 
 export const toAccount = (r: AccountRow): Account => ({
   id: r.id,
@@ -81,9 +101,32 @@ export const toAccount = (r: AccountRow): Account => ({
 export const toKey = (r: KeyRow): ApiKeyRecord => ({
   id: r.id,
   accountId: r.account_id,
+  name: r.name,
   prefix: r.prefix,
+  scopes: toScopes(r.scopes),
   createdAt: r.created_at,
   revokedAt: r.revoked_at ?? undefined,
+  lastUsedAt: r.last_used_at ?? undefined,
+});
+
+export interface DailyUsageRow {
+  date: string;
+  kind: string;
+  requests: number;
+  jobs: number;
+  failures: number;
+  bytes_in: number;
+  bytes_out: number;
+}
+
+export const toDailyUsage = (r: DailyUsageRow): DailyUsage => ({
+  date: r.date,
+  kind: r.kind,
+  requests: r.requests,
+  jobs: r.jobs,
+  failures: r.failures,
+  bytesIn: r.bytes_in,
+  bytesOut: r.bytes_out,
 });
 
 export interface ConnectorRow {

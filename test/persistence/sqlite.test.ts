@@ -62,7 +62,16 @@ connectorStoreContract('sqlite', async () => {
     await accounts.createAccount(
       { id, name: id, rateLimit: 10, webhookSecret: 'x', createdAt: 0 },
       {
-        key: { id: `key-${id}`, accountId: id, prefix: id, createdAt: 0, revokedAt: undefined },
+        key: {
+          id: `key-${id}`,
+          accountId: id,
+          name: id,
+          prefix: id,
+          scopes: ['jobs', 'connectors'],
+          createdAt: 0,
+          revokedAt: undefined,
+          lastUsedAt: undefined,
+        },
         hash: `hash-${id}`,
       },
     );

@@ -103,4 +103,38 @@ export const PG_MIGRATIONS: string[] = [
       OR params::jsonb #> '{archive,password}' IS NOT NULL
       OR params::jsonb #> '{pdf,password}' IS NOT NULL;
   `,
+  // Dashboard (issue 22), API keys: name, scopes, last use. See the SQLite twin.
+  `
+  ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'jobs connectors';
+  ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
+  `,
+  // Dashboard (issue 22), job list and detail. See the SQLite twin.
+  `
+  ALTER TABLE jobs ADD COLUMN kind TEXT;
+  ALTER TABLE jobs ADD COLUMN input_name TEXT;
+  ALTER TABLE jobs ADD COLUMN input_size BIGINT;
+  ALTER TABLE jobs ADD COLUMN started_at BIGINT;
+  ALTER TABLE jobs ADD COLUMN steps TEXT;
+  UPDATE jobs SET kind = input::jsonb ->> 'type', input_name = input::jsonb ->> 'name',
+      input_size = (input::jsonb ->> 'size')::bigint
+    WHERE input IS NOT NULL;
+  CREATE INDEX jobs_account_created ON jobs(account_id, created_at, id);
+  CREATE INDEX jobs_account_status_created ON jobs(account_id, status, created_at, id);
+  CREATE INDEX webhook_account_created ON webhook_deliveries(account_id, created_at, id);
+  `,
+  // Dashboard (issue 22), usage over time. See the SQLite twin.
+  `
+  CREATE TABLE usage_daily (
+    account_id TEXT NOT NULL,
+    date TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    requests BIGINT NOT NULL DEFAULT 0,
+    jobs BIGINT NOT NULL DEFAULT 0,
+    failures BIGINT NOT NULL DEFAULT 0,
+    bytes_in BIGINT NOT NULL DEFAULT 0,
+    bytes_out BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, date, kind)
+  );
+  `,
 ];

@@ -1,7 +1,24 @@
 /** Accounts, API keys (hashes only) and usage counters in PostgreSQL: the twin of sqlite-account-store.ts. */
 import type pg from 'pg';
-import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
-import { type AccountRow, type KeyRow, toAccount, toKey } from '../rows.ts';
+import type {
+  Account,
+  AccountStore,
+  ApiKeyRecord,
+  DailyUsage,
+  DailyUsageDelta,
+  KeyOwner,
+  Usage,
+} from '../../accounts/account-store.ts';
+import {
+  type AccountRow,
+  type DailyUsageRow,
+  KEY_COLUMNS,
+  type KeyRow,
+  toAccount,
+  toDailyUsage,
+  toKey,
+  toScopes,
+} from '../rows.ts';
 import { execute, type Queryable, query, transaction } from './database.ts';
 
 export class PgAccountStore implements AccountStore {
@@ -41,29 +58,47 @@ export class PgAccountStore implements AccountStore {
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const rows = await query<KeyRow>(
       this.#db,
-      'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id',
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`,
       [accountId],
     );
     return rows.map(toKey);
   }
 
-  async revokeKey(keyId: string, at: number): Promise<boolean> {
+  async revokeKey(keyId: string, at: number, accountId?: string): Promise<boolean> {
     const changed = await execute(
       this.#db,
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2',
-      [at, keyId],
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND account_id = COALESCE($3, account_id)',
+      [at, keyId, accountId ?? null],
     );
     return changed > 0;
   }
 
-  async findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined> {
-    const [row] = await query<AccountRow & { key_id: string }>(
+  async findByKeyHash(hash: string): Promise<KeyOwner | undefined> {
+    const [row] = await query<
+      AccountRow & { key_id: string; key_scopes: string; key_last_used_at: number | null }
+    >(
       this.#db,
-      `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      `SELECT a.*, k.id AS key_id, k.scopes AS key_scopes, k.last_used_at AS key_last_used_at
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
     );
-    return row ? { account: toAccount(row), keyId: row.key_id } : undefined;
+    if (!row) return undefined;
+    const { key_id, key_scopes, key_last_used_at, ...account } = row;
+    return {
+      account: toAccount(account),
+      keyId: key_id,
+      scopes: toScopes(key_scopes),
+      lastUsedAt: key_last_used_at ?? undefined,
+    };
+  }
+
+  async touchKey(keyId: string, at: number, unlessAfter: number): Promise<void> {
+    await execute(
+      this.#db,
+      'UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)',
+      [at, keyId, unlessAfter],
+    );
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {
@@ -88,12 +123,35 @@ export class PgAccountStore implements AccountStore {
       bytesOut: row?.bytes_out ?? 0,
     };
   }
+
+  async addDailyUsage(accountId: string, date: string, kind: string, d: DailyUsageDelta): Promise<void> {
+    await execute(
+      this.#db,
+      `INSERT INTO usage_daily AS u (account_id, date, kind, requests, jobs, failures, bytes_in, bytes_out)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (account_id, date, kind) DO UPDATE SET requests = u.requests + excluded.requests,
+         jobs = u.jobs + excluded.jobs, failures = u.failures + excluded.failures,
+         bytes_in = u.bytes_in + excluded.bytes_in, bytes_out = u.bytes_out + excluded.bytes_out`,
+      [accountId, date, kind, d.requests ?? 0, d.jobs ?? 0, d.failures ?? 0, d.bytesIn ?? 0, d.bytesOut ?? 0],
+    );
+  }
+
+  async listDailyUsage(accountId: string, fromDate: string): Promise<DailyUsage[]> {
+    const rows = await query<DailyUsageRow>(
+      this.#db,
+      `SELECT date, kind, requests, jobs, failures, bytes_in, bytes_out FROM usage_daily
+       WHERE account_id = $1 AND date >= $2 ORDER BY date, kind COLLATE "C"`,
+      [accountId, fromDate],
+    );
+    return rows.map(toDailyUsage);
+  }
 }
 
 async function insertKey(db: Queryable, key: ApiKeyRecord, hash: string): Promise<void> {
   await execute(
     db,
-    'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5)',
-    [key.id, key.accountId, key.prefix, hash, key.createdAt],
+    `INSERT INTO api_keys (id, account_id, name, prefix, scopes, hash, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [key.id, key.accountId, key.name, key.prefix, key.scopes.join(' '), hash, key.createdAt],
   );
 }

@@ -5,9 +5,10 @@
  */
 import type pg from 'pg';
 import type { ErrorRecord } from '../../errors/catalog.ts';
-import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
+import type { FileDescriptor, Job, JobOutput, JobStep, ReceivedFile } from '../../jobs/job.ts';
 import type { JobSecretBox } from '../../jobs/job-secrets.ts';
-import type { JobStore, NewJob } from '../../jobs/job-store.ts';
+import type { JobListFilter, JobListPosition, JobPage, JobStore, NewJob } from '../../jobs/job-store.ts';
+import { jobListWhere } from '../job-list-sql.ts';
 import { type JobRow, toJob } from '../rows.ts';
 import { execute, query } from './database.ts';
 
@@ -26,8 +27,9 @@ export class PgJobStore implements JobStore {
     const now = this.#now();
     const [row] = await query<JobRow>(
       this.#db,
-      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, secrets, created_at, updated_at)
-         VALUES ($1, $2, 'enqueued', $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
+      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, secrets, created_at, updated_at,
+         kind, input_name, input_size)
+         VALUES ($1, $2, 'enqueued', $3, $4, $5, $6, $7, $8, $8, $9, $10, $11) RETURNING *`,
       [
         job.id,
         job.accountId,
@@ -37,6 +39,9 @@ export class PgJobStore implements JobStore {
         job.input ? JSON.stringify(job.input) : null,
         this.#secrets.seal(job.id, job.secrets) ?? null,
         now,
+        job.kind ?? null,
+        job.input?.name ?? null,
+        job.input?.size ?? null,
       ],
     );
     if (!row) throw new Error(`job ${job.id} was not stored`);
@@ -48,10 +53,30 @@ export class PgJobStore implements JobStore {
     return row ? toJob(row) : undefined;
   }
 
+  async list(
+    accountId: string,
+    filter: JobListFilter,
+    page: { limit: number; after?: JobListPosition | undefined },
+  ): Promise<JobPage> {
+    const { where, params } = jobListWhere(accountId, filter, page.after, {
+      placeholder: (index) => `$${index}`,
+      like: 'ILIKE',
+    });
+    const rows = await query<JobRow>(
+      this.#db,
+      `SELECT * FROM jobs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${Math.trunc(page.limit) + 1}`,
+      params,
+    );
+    const jobs = rows.slice(0, page.limit).map(toJob);
+    const last = jobs.at(-1);
+    const more = rows.length > page.limit && last !== undefined;
+    return { jobs, next: more ? { createdAt: last.createdAt, id: last.id } : undefined };
+  }
+
   async markProcessing(id: string): Promise<Job | undefined> {
     await execute(
       this.#db,
-      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = $1
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = $1, started_at = $1
          WHERE id = $2 AND status IN ('enqueued', 'processing')`,
       [this.#now(), id],
     );
@@ -75,30 +100,42 @@ export class PgJobStore implements JobStore {
   }
 
   async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
-    await execute(this.#db, 'UPDATE jobs SET input = $1, updated_at = $2 WHERE id = $3', [
-      JSON.stringify(input),
-      this.#now(),
-      id,
-    ]);
+    await execute(
+      this.#db,
+      `UPDATE jobs SET input = $1, updated_at = $2, input_name = $3, input_size = $4, kind = COALESCE($5, kind)
+         WHERE id = $6`,
+      [JSON.stringify(input), this.#now(), input.name, input.size, input.type ?? null, id],
+    );
   }
 
-  async complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job> {
+  async complete(id: string, input: FileDescriptor, output: JobOutput, steps?: JobStep[]): Promise<Job> {
     const now = this.#now();
     return this.#updated(
       id,
       `UPDATE jobs SET status = 'completed', input = $1, output = $2, error = NULL, secrets = NULL, updated_at = $3,
-         finished_at = $3, output_expires_at = $4 WHERE id = $5 RETURNING *`,
-      [JSON.stringify(input), JSON.stringify(output), now, output.expiresAt, id],
+         finished_at = $3, output_expires_at = $4, kind = $5, input_name = $6, input_size = $7,
+         steps = COALESCE($8, steps) WHERE id = $9 RETURNING *`,
+      [
+        JSON.stringify(input),
+        JSON.stringify(output),
+        now,
+        output.expiresAt,
+        input.type,
+        input.name,
+        input.size,
+        steps ? JSON.stringify(steps) : null,
+        id,
+      ],
     );
   }
 
-  async fail(id: string, error: ErrorRecord): Promise<Job> {
+  async fail(id: string, error: ErrorRecord, steps?: JobStep[]): Promise<Job> {
     const now = this.#now();
     return this.#updated(
       id,
-      `UPDATE jobs SET status = 'failed', error = $1, secrets = NULL, updated_at = $2, finished_at = $2
-         WHERE id = $3 RETURNING *`,
-      [JSON.stringify(error), now, id],
+      `UPDATE jobs SET status = 'failed', error = $1, secrets = NULL, updated_at = $2, finished_at = $2,
+         steps = COALESCE($3, steps) WHERE id = $4 RETURNING *`,
+      [JSON.stringify(error), now, steps ? JSON.stringify(steps) : null, id],
     );
   }
 

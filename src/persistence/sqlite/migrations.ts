@@ -137,4 +137,41 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX queue_turns_order ON queue_turns(lane, served);
   INSERT INTO queue_turns (lane, account) SELECT DISTINCT lane, account FROM queue;
   `,
+  // Dashboard (issue 22), API keys: a name, scopes (jobs, connectors; keys made before have both) and when each
+  // was last used (written at most once a minute per key).
+  `
+  ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'jobs connectors';
+  ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+  `,
+  // Dashboard (issue 22), job list and detail: the input's kind, name and size as columns the list filters on,
+  // the current run's start and the steps it ran (JSON), and indexes for an account's jobs and deliveries
+  // newest first (keyset pagination on created_at, id).
+  `
+  ALTER TABLE jobs ADD COLUMN kind TEXT;
+  ALTER TABLE jobs ADD COLUMN input_name TEXT;
+  ALTER TABLE jobs ADD COLUMN input_size INTEGER;
+  ALTER TABLE jobs ADD COLUMN started_at INTEGER;
+  ALTER TABLE jobs ADD COLUMN steps TEXT;
+  UPDATE jobs SET kind = json_extract(input, '$.type'), input_name = json_extract(input, '$.name'),
+      input_size = json_extract(input, '$.size')
+    WHERE input IS NOT NULL;
+  CREATE INDEX jobs_account_created ON jobs(account_id, created_at, id);
+  CREATE INDEX jobs_account_status_created ON jobs(account_id, status, created_at, id);
+  CREATE INDEX webhook_account_created ON webhook_deliveries(account_id, created_at, id);
+  `,
+  // Dashboard (issue 22), usage over time: counters per account, UTC day and kind of file ("http" for requests).
+  `
+  CREATE TABLE usage_daily (
+    account_id TEXT NOT NULL,
+    date TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    requests INTEGER NOT NULL DEFAULT 0,
+    jobs INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,
+    bytes_in INTEGER NOT NULL DEFAULT 0,
+    bytes_out INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, date, kind)
+  );
+  `,
 ];

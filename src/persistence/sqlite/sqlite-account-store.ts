@@ -2,8 +2,25 @@
  * Accounts, their API keys (hashes only) and usage counters in the embedded database (tables
  * `accounts`, `api_keys`, `usage`).
  */
-import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
-import { type AccountRow, type KeyRow, toAccount, toKey } from '../rows.ts';
+import type {
+  Account,
+  AccountStore,
+  ApiKeyRecord,
+  DailyUsage,
+  DailyUsageDelta,
+  KeyOwner,
+  Usage,
+} from '../../accounts/account-store.ts';
+import {
+  type AccountRow,
+  type DailyUsageRow,
+  KEY_COLUMNS,
+  type KeyRow,
+  toAccount,
+  toDailyUsage,
+  toKey,
+  toScopes,
+} from '../rows.ts';
 import { all, type Database, get, run, transaction } from './database.ts';
 
 export class SqliteAccountStore implements AccountStore {
@@ -45,10 +62,12 @@ export class SqliteAccountStore implements AccountStore {
   #insertKey(key: ApiKeyRecord, hash: string): void {
     run(
       this.#db,
-      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO api_keys (id, account_id, name, prefix, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       key.id,
       key.accountId,
+      key.name,
       key.prefix,
+      key.scopes.join(' '),
       hash,
       key.createdAt,
     );
@@ -57,30 +76,49 @@ export class SqliteAccountStore implements AccountStore {
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const rows = all<KeyRow>(
       this.#db,
-      'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at',
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`,
       accountId,
     );
     return rows.map(toKey);
   }
 
-  async revokeKey(keyId: string, at: number): Promise<boolean> {
+  async revokeKey(keyId: string, at: number, accountId?: string): Promise<boolean> {
     const result = run(
       this.#db,
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND account_id = COALESCE(?, account_id)',
       at,
       keyId,
+      accountId ?? null,
     );
     return Number(result.changes) > 0;
   }
 
-  async findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined> {
-    const row = get<AccountRow & { key_id: string }>(
+  async findByKeyHash(hash: string): Promise<KeyOwner | undefined> {
+    const row = get<AccountRow & { key_id: string; key_scopes: string; key_last_used_at: number | null }>(
       this.#db,
-      `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      `SELECT a.*, k.id AS key_id, k.scopes AS key_scopes, k.last_used_at AS key_last_used_at
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.hash = ? AND k.revoked_at IS NULL`,
       hash,
     );
-    return row ? { account: toAccount(row), keyId: row.key_id } : undefined;
+    if (!row) return undefined;
+    const { key_id, key_scopes, key_last_used_at, ...account } = row;
+    return {
+      account: toAccount(account),
+      keyId: key_id,
+      scopes: toScopes(key_scopes),
+      lastUsedAt: key_last_used_at ?? undefined,
+    };
+  }
+
+  async touchKey(keyId: string, at: number, unlessAfter: number): Promise<void> {
+    run(
+      this.#db,
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
+      at,
+      keyId,
+      unlessAfter,
+    );
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {
@@ -108,5 +146,34 @@ export class SqliteAccountStore implements AccountStore {
       bytesIn: row?.bytes_in ?? 0,
       bytesOut: row?.bytes_out ?? 0,
     };
+  }
+
+  async addDailyUsage(accountId: string, date: string, kind: string, d: DailyUsageDelta): Promise<void> {
+    run(
+      this.#db,
+      `INSERT INTO usage_daily (account_id, date, kind, requests, jobs, failures, bytes_in, bytes_out)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, date, kind) DO UPDATE SET requests = requests + excluded.requests,
+         jobs = jobs + excluded.jobs, failures = failures + excluded.failures,
+         bytes_in = bytes_in + excluded.bytes_in, bytes_out = bytes_out + excluded.bytes_out`,
+      accountId,
+      date,
+      kind,
+      d.requests ?? 0,
+      d.jobs ?? 0,
+      d.failures ?? 0,
+      d.bytesIn ?? 0,
+      d.bytesOut ?? 0,
+    );
+  }
+
+  async listDailyUsage(accountId: string, fromDate: string): Promise<DailyUsage[]> {
+    return all<DailyUsageRow>(
+      this.#db,
+      `SELECT date, kind, requests, jobs, failures, bytes_in, bytes_out FROM usage_daily
+       WHERE account_id = ? AND date >= ? ORDER BY date, kind`,
+      accountId,
+      fromDate,
+    ).map(toDailyUsage);
   }
 }

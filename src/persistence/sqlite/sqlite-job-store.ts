@@ -4,9 +4,10 @@
  * (`secrets`) and set to NULL when the job ends.
  */
 import type { ErrorRecord } from '../../errors/catalog.ts';
-import type { FileDescriptor, Job, JobOutput, ReceivedFile } from '../../jobs/job.ts';
+import type { FileDescriptor, Job, JobOutput, JobStep, ReceivedFile } from '../../jobs/job.ts';
 import type { JobSecretBox } from '../../jobs/job-secrets.ts';
-import type { JobStore, NewJob } from '../../jobs/job-store.ts';
+import type { JobListFilter, JobListPosition, JobPage, JobStore, NewJob } from '../../jobs/job-store.ts';
+import { jobListWhere } from '../job-list-sql.ts';
 import { type JobRow, toJob } from '../rows.ts';
 import { all, type Database, get, run } from './database.ts';
 
@@ -25,8 +26,9 @@ export class SqliteJobStore implements JobStore {
     const now = this.#now();
     run(
       this.#db,
-      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, secrets, created_at, updated_at)
-         VALUES (?, ?, 'enqueued', ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO jobs (id, account_id, status, source, params, webhook_url, input, secrets, created_at, updated_at,
+         kind, input_name, input_size)
+         VALUES (?, ?, 'enqueued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       job.id,
       job.accountId,
       JSON.stringify(job.source),
@@ -36,6 +38,9 @@ export class SqliteJobStore implements JobStore {
       this.#secrets.seal(job.id, job.secrets) ?? null,
       now,
       now,
+      job.kind ?? null,
+      job.input?.name ?? null,
+      job.input?.size ?? null,
     );
     return this.#require(job.id);
   }
@@ -45,12 +50,34 @@ export class SqliteJobStore implements JobStore {
     return row ? toJob(row) : undefined;
   }
 
+  async list(
+    accountId: string,
+    filter: JobListFilter,
+    page: { limit: number; after?: JobListPosition | undefined },
+  ): Promise<JobPage> {
+    const { where, params } = jobListWhere(accountId, filter, page.after, {
+      placeholder: (index) => `?${index}`,
+      like: 'LIKE',
+    });
+    const rows = all<JobRow>(
+      this.#db,
+      `SELECT * FROM jobs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${Math.trunc(page.limit) + 1}`,
+      ...params,
+    );
+    const jobs = rows.slice(0, page.limit).map(toJob);
+    const last = jobs.at(-1);
+    const more = rows.length > page.limit && last !== undefined;
+    return { jobs, next: more ? { createdAt: last.createdAt, id: last.id } : undefined };
+  }
+
   async markProcessing(id: string): Promise<Job | undefined> {
+    const now = this.#now();
     run(
       this.#db,
-      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = ?
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = ?, started_at = ?
          WHERE id = ? AND status IN ('enqueued', 'processing')`,
-      this.#now(),
+      now,
+      now,
       id,
     );
     return this.get(id);
@@ -78,37 +105,48 @@ export class SqliteJobStore implements JobStore {
   async setInput(id: string, input: ReceivedFile & Partial<FileDescriptor>): Promise<void> {
     run(
       this.#db,
-      'UPDATE jobs SET input = ?, updated_at = ? WHERE id = ?',
+      `UPDATE jobs SET input = ?, updated_at = ?, input_name = ?, input_size = ?, kind = COALESCE(?, kind)
+         WHERE id = ?`,
       JSON.stringify(input),
       this.#now(),
+      input.name,
+      input.size,
+      input.type ?? null,
       id,
     );
   }
 
-  async complete(id: string, input: FileDescriptor, output: JobOutput): Promise<Job> {
+  async complete(id: string, input: FileDescriptor, output: JobOutput, steps?: JobStep[]): Promise<Job> {
     const now = this.#now();
     run(
       this.#db,
       `UPDATE jobs SET status = 'completed', input = ?, output = ?, error = NULL, secrets = NULL, updated_at = ?,
-         finished_at = ?, output_expires_at = ? WHERE id = ?`,
+         finished_at = ?, output_expires_at = ?, kind = ?, input_name = ?, input_size = ?, steps = COALESCE(?, steps)
+         WHERE id = ?`,
       JSON.stringify(input),
       JSON.stringify(output),
       now,
       now,
       output.expiresAt,
+      input.type,
+      input.name,
+      input.size,
+      steps ? JSON.stringify(steps) : null,
       id,
     );
     return this.#require(id);
   }
 
-  async fail(id: string, error: ErrorRecord): Promise<Job> {
+  async fail(id: string, error: ErrorRecord, steps?: JobStep[]): Promise<Job> {
     const now = this.#now();
     run(
       this.#db,
-      `UPDATE jobs SET status = 'failed', error = ?, secrets = NULL, updated_at = ?, finished_at = ? WHERE id = ?`,
+      `UPDATE jobs SET status = 'failed', error = ?, secrets = NULL, updated_at = ?, finished_at = ?,
+         steps = COALESCE(?, steps) WHERE id = ?`,
       JSON.stringify(error),
       now,
       now,
+      steps ? JSON.stringify(steps) : null,
       id,
     );
     return this.#require(id);
