@@ -44,6 +44,12 @@ export interface WebhookDeliveryWithAttempts extends WebhookDelivery {
   attemptLog: WebhookAttempt[];
 }
 
+/** Where a page of deliveries ended: the last one's creation time and id (keyset pagination). */
+export interface DeliveryListPosition {
+  createdAt: number;
+  id: string;
+}
+
 export interface WebhookStore {
   /**
    * Stores a new delivery, due at `now`. When a delivery of that id exists, stores nothing and returns it
@@ -76,6 +82,14 @@ export interface WebhookStore {
   reschedule(id: string, nextAttemptAt: number, now: number): Promise<void>;
   /** A job's deliveries with their attempts, oldest first; only the account's when `accountId` is given. */
   listForJob(jobId: string, accountId?: string): Promise<WebhookDeliveryWithAttempts[]>;
+  /**
+   * An account's deliveries across its jobs with their attempts, newest first (by creation, then id), `limit`
+   * at most, after `after` when given; `next` is set when more follow.
+   */
+  listForAccount(
+    accountId: string,
+    page: { limit: number; after?: DeliveryListPosition | undefined },
+  ): Promise<{ deliveries: WebhookDeliveryWithAttempts[]; next: DeliveryListPosition | undefined }>;
   /**
    * Crash recovery at start-up: deliveries left 'sending' by a process that died go back to pending,
    * due now. A store shared by several dispatchers (PostgreSQL) takes back only claims old enough that

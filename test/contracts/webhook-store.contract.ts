@@ -191,6 +191,44 @@ export function webhookStoreContract(name: string, factory: WebhookStoreFactory)
       assert.deepEqual(await store.listForJob('job-none'), []);
     });
 
+    it("lists an account's deliveries across its jobs, newest first, in keyset pages with their attempts", async () => {
+      const store = await open();
+      const made: string[] = [];
+      for (const [index, jobId] of ['job-1', 'job-2', 'job-3', 'job-4'].entries()) {
+        const d = delivery({ jobId, accountId: 'acct-a' });
+        await store.create(d, 100 + index);
+        made.push(d.id);
+      }
+      // Two in one millisecond: ties are broken by id.
+      for (const jobId of ['job-5', 'job-6']) {
+        const d = delivery({ jobId, accountId: 'acct-a' });
+        await store.create(d, 200);
+        made.push(d.id);
+      }
+      await store.create(delivery({ accountId: 'acct-b' }), 150);
+      await store.recordAttempt(made[1]!, { at: 101, statusCode: 500, error: undefined, durationMs: 4 });
+      const seen: string[] = [];
+      let after: Parameters<typeof store.listForAccount>[1]['after'];
+      let pages = 0;
+      do {
+        const page = await store.listForAccount('acct-a', { limit: 4, after });
+        seen.push(...page.deliveries.map((d) => d.id));
+        for (const d of page.deliveries) assert.equal(d.accountId, 'acct-a');
+        const withAttempt = page.deliveries.find((d) => d.id === made[1]);
+        if (withAttempt)
+          assert.deepEqual(
+            withAttempt.attemptLog.map((a) => a.statusCode),
+            [500],
+          );
+        after = page.next;
+        pages += 1;
+      } while (after !== undefined);
+      assert.equal(pages, 2);
+      const newestTwo = made.slice(4).sort().reverse();
+      assert.deepEqual(seen, [...newestTwo, made[3], made[2], made[1], made[0]]);
+      assert.deepEqual((await store.listForAccount('acct-none', { limit: 4 })).deliveries, []);
+    });
+
     it('resets deliveries left sending (crash recovery) and nothing else', async () => {
       const store = await open();
       const sending = delivery();

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type {
+  DeliveryListPosition,
   NewWebhookAttempt,
   NewWebhookDelivery,
   WebhookDelivery,
@@ -146,16 +147,39 @@ export class PgWebhookStore implements WebhookStore {
        ORDER BY created_at, id`,
       [jobId, accountId ?? null],
     );
-    const result: WebhookDeliveryWithAttempts[] = [];
-    for (const row of deliveries) {
-      const attempts = await query<AttemptRow>(
-        this.#db,
-        'SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
-        [row.id],
-      );
-      result.push({ ...toDelivery(row), attemptLog: attempts.map(toAttempt) });
-    }
-    return result;
+    return this.#withAttempts(deliveries);
+  }
+
+  async listForAccount(
+    accountId: string,
+    page: { limit: number; after?: DeliveryListPosition | undefined },
+  ): Promise<{ deliveries: WebhookDeliveryWithAttempts[]; next: DeliveryListPosition | undefined }> {
+    const { after } = page;
+    const rows = await query<DeliveryRow>(
+      this.#db,
+      `SELECT * FROM webhook_deliveries WHERE account_id = $1
+         AND ($2::bigint IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3))
+       ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [accountId, after?.createdAt ?? null, after?.id ?? null, Math.trunc(page.limit) + 1],
+    );
+    const deliveries = await this.#withAttempts(rows.slice(0, page.limit));
+    const last = deliveries.at(-1);
+    const more = rows.length > page.limit && last !== undefined;
+    return { deliveries, next: more ? { createdAt: last.createdAt, id: last.id } : undefined };
+  }
+
+  /** The deliveries with their attempts, read in one query, in the deliveries' order. */
+  async #withAttempts(rows: DeliveryRow[]): Promise<WebhookDeliveryWithAttempts[]> {
+    if (rows.length === 0) return [];
+    const attempts = await query<AttemptRow>(
+      this.#db,
+      'SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, attempt',
+      [rows.map((row) => row.id)],
+    );
+    return rows.map((row) => ({
+      ...toDelivery(row),
+      attemptLog: attempts.filter((a) => a.delivery_id === row.id).map(toAttempt),
+    }));
   }
 
   /**

@@ -4,6 +4,7 @@
  * wrapped in a promise; nothing interleaves inside one.
  */
 import type {
+  DeliveryListPosition,
   NewWebhookAttempt,
   NewWebhookDelivery,
   WebhookDelivery,
@@ -152,14 +153,39 @@ export class SqliteWebhookStore implements WebhookStore {
       accountId ?? null,
       accountId ?? null,
     );
-    return deliveries.map((row) => ({
+    return deliveries.map((row) => this.#withAttempts(row));
+  }
+
+  async listForAccount(
+    accountId: string,
+    page: { limit: number; after?: DeliveryListPosition | undefined },
+  ): Promise<{ deliveries: WebhookDeliveryWithAttempts[]; next: DeliveryListPosition | undefined }> {
+    const { after } = page;
+    const rows = all<DeliveryRow>(
+      this.#db,
+      `SELECT * FROM webhook_deliveries WHERE account_id = ?1
+         AND (?2 IS NULL OR created_at < ?2 OR (created_at = ?2 AND id < ?3))
+       ORDER BY created_at DESC, id DESC LIMIT ?4`,
+      accountId,
+      after?.createdAt ?? null,
+      after?.id ?? null,
+      Math.trunc(page.limit) + 1,
+    );
+    const deliveries = rows.slice(0, page.limit).map((row) => this.#withAttempts(row));
+    const last = deliveries.at(-1);
+    const more = rows.length > page.limit && last !== undefined;
+    return { deliveries, next: more ? { createdAt: last.createdAt, id: last.id } : undefined };
+  }
+
+  #withAttempts(row: DeliveryRow): WebhookDeliveryWithAttempts {
+    return {
       ...toDelivery(row),
       attemptLog: all<AttemptRow>(
         this.#db,
         'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt',
         row.id,
       ).map(toAttempt),
-    }));
+    };
   }
 
   async resetSending(now: number): Promise<number> {
