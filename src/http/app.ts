@@ -136,7 +136,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     );
     if (!request.account) return;
     await deps.accounts
-      .addUsage(request.account.id, { requests: 1 })
+      .countRequest(request.account.id)
       .catch((error: unknown) => request.log.error({ err: error }, 'request not counted in usage'));
   });
 

@@ -5,7 +5,7 @@ import type { FileStore } from '../files/file-store.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
 import type { DetectedInput, Processor, ProcessResult } from '../processors/processor.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';
-import type { FileDescriptor, Job, ReceivedFile } from './job.ts';
+import type { FileDescriptor, Job, JobStep, ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
 import type { UsageRecorder, WebhookTrigger } from './job-reporting.ts';
 import type { JobSecretBox } from './job-secrets.ts';
@@ -61,6 +61,8 @@ export interface JobScope {
   deps: JobRunnerDeps;
   options: JobRunnerOptions;
   log: Logger;
+  /** The run's steps so far, in order: the runner stores them with the job when it ends. */
+  steps: JobStep[];
 }
 
 /** The acquire phase's outcome: the input on local disk, described, and the processor that takes it. */
@@ -79,11 +81,20 @@ export interface ProducedOutput {
 }
 
 /**
- * Runs one named step: cancellation is checked before it starts, and its name is logged. The phases are
- * lists of these calls, so the step order is visible and each step's inputs are typed by what came before.
+ * Runs one named step: cancellation is checked before it starts, its name is logged, and its times and
+ * outcome are noted in the scope (the job's detail shows them). The phases are lists of these calls, so the
+ * step order is visible and each step's inputs are typed by what came before.
  */
 export async function step<T>(scope: JobScope, name: string, run: () => Promise<T>): Promise<T> {
   scope.signal.throwIfAborted();
   scope.log.debug({ step: name }, 'job step');
-  return run();
+  const startedAt = Date.now();
+  try {
+    const result = await run();
+    scope.steps.push({ name, startedAt, finishedAt: Date.now(), outcome: 'completed' });
+    return result;
+  } catch (error) {
+    scope.steps.push({ name, startedAt, finishedAt: Date.now(), outcome: 'failed' });
+    throw error;
+  }
 }

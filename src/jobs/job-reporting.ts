@@ -11,8 +11,15 @@ export interface UsageDelta {
   bytesOut?: number;
 }
 
+/** A day's counters per kind of file: every finished job counts once, on the day it finished. */
+export interface DailyUsageDelta extends UsageDelta {
+  failures?: number;
+}
+
 export interface UsageRecorder {
   addUsage(accountId: string, delta: UsageDelta): Promise<void>;
+  /** Adds to the account's counters of the UTC day of `at`, for `kind`. */
+  addDailyUsage(accountId: string, at: number, kind: string, delta: DailyUsageDelta): Promise<void>;
 }
 
 export interface WebhookDelivery {

@@ -14,7 +14,7 @@ import {
   toPressoError,
 } from '../errors/catalog.ts';
 import { isStorageFull } from '../errors/storage-full.ts';
-import { isFinished, type Job } from './job.ts';
+import { isFinished, type Job, type JobStep } from './job.ts';
 import type { JobRunnerDeps, JobRunnerOptions, JobScope } from './job-context.ts';
 import { jobRecord } from './job-record.ts';
 import { type RequestSecrets, revealSecrets } from './job-secrets.ts';
@@ -51,6 +51,7 @@ export class JobRunner {
     }
     const workDir = join(this.#options.workRoot, jobId);
     const started = performance.now();
+    const steps: JobStep[] = [];
     try {
       // The run alone sees the request's secrets: the stored job keeps them sealed until it ends.
       const scope: JobScope = {
@@ -60,13 +61,14 @@ export class JobRunner {
         deps: this.#deps,
         options: this.#options,
         log,
+        steps,
       };
       await mkdir(workDir, { recursive: true });
       const acquired = await acquire(scope);
       const produced = await produce(scope, acquired);
       const output = await publish(scope, acquired, produced);
       const { input } = acquired;
-      const completed = await store.complete(jobId, input, output);
+      const completed = await store.complete(jobId, input, output, steps);
       this.#deps.observer?.jobFinished({
         kind: input.type,
         format: input.format,
@@ -95,7 +97,7 @@ export class JobRunner {
       if (failure instanceof InternalError)
         log.error({ err: failure.cause ?? error }, 'job failed unexpectedly');
       else log.info({ code: failure.code, message: failure.message, cause: causeOf(failure) }, 'job failed');
-      const failed = await store.fail(jobId, failure.toRecord());
+      const failed = await store.fail(jobId, failure.toRecord(), steps);
       this.#deps.observer?.jobFinished({
         kind: failed.input?.type ?? 'unknown',
         format: failed.input?.format ?? 'unknown',
@@ -157,6 +159,16 @@ export class JobRunner {
         .addUsage(job.accountId, { bytesOut: output.descriptor.size })
         .catch((error: unknown) => log.error({ err: error }, 'usage not counted'));
     }
+    const kind = job.kind ?? job.input?.type ?? 'unknown';
+    const daily = {
+      jobs: 1,
+      failures: job.status === 'failed' ? 1 : 0,
+      bytesIn: job.input?.size ?? 0,
+      bytesOut: output?.descriptor.size ?? 0,
+    };
+    await this.#deps.usage
+      .addDailyUsage(job.accountId, job.finishedAt ?? Date.now(), kind, daily)
+      .catch((error: unknown) => log.error({ err: error }, 'daily usage not counted'));
     await this.#deps.store
       .markReported(job.id)
       .catch((error: unknown) => log.error({ err: error }, 'job not marked reported'));

@@ -55,8 +55,9 @@ export class JobService {
     const { jobId, received, path, request } = args;
     if (request.webhookUrl) await this.#deps.outbound.checkUrl(request.webhookUrl, 'webhook.url');
     if (request.params.store) await this.#deps.destinations.check(args.accountId, request.params.store);
-    // The lane from the magic bytes, before the upload moves to the file store (a worker checks again).
-    const lane = laneOf((await detectFile(path).catch(() => undefined))?.kind);
+    // The kind and lane from the magic bytes, before the upload moves to the file store (a worker checks again).
+    const kind = (await detectFile(path).catch(() => undefined))?.kind;
+    const lane = laneOf(kind);
     await this.#deps.files.putFile(jobKeys.input(jobId), path);
     const job = await this.#deps.store
       .create({
@@ -67,6 +68,7 @@ export class JobService {
         secrets: request.secrets,
         webhookUrl: request.webhookUrl,
         input: received,
+        kind,
       })
       .catch(async (error: unknown) => {
         // Not recorded (e.g. the database is full): the stored input would belong to nothing.

@@ -129,8 +129,9 @@ async function processFile(c: JobScope, { processor, detected }: AcquiredInput):
 }
 
 /**
- * Stores a processor's progress: only rising whole percents, one write at a time (a write still in flight
- * drops the next value; the one after catches up). A write that fails is logged; the job goes on.
+ * Stores a processor's progress and tells the job's watchers: only rising whole percents, one write at a time
+ * (a write still in flight drops the next value; the one after catches up). A write that fails is logged; the
+ * job goes on.
  */
 function progressWriter(c: JobScope): (percent: number) => void {
   let last = -1;
@@ -142,6 +143,8 @@ function progressWriter(c: JobScope): (percent: number) => void {
     writing = true;
     c.deps.store
       .setProgress(c.job.id, value)
+      // Watchers (the job's event stream) read the new value; at most one notice per whole percent.
+      .then(() => c.deps.events.publishChanged(c.job.id))
       .catch((error: unknown) => c.log.warn({ err: error }, 'progress not recorded'))
       .finally(() => {
         writing = false;

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { LocalFileStore } from '../../src/files/local-file-store.ts';
 import type { FileDescriptor, JobOutput } from '../../src/jobs/job.ts';
 import { LocalJobEvents } from '../../src/jobs/job-events.ts';
-import type { UsageDelta } from '../../src/jobs/job-reporting.ts';
+import type { DailyUsageDelta, UsageDelta } from '../../src/jobs/job-reporting.ts';
 import { JobRunner } from '../../src/jobs/job-runner.ts';
 import { JobSecretBox } from '../../src/jobs/job-secrets.ts';
 import { type Database, openDatabase } from '../../src/persistence/sqlite/database.ts';
@@ -50,6 +50,7 @@ describe('JobRunner reports a finished job whose run died before reporting it', 
   let dispatcher: WebhookDispatcher;
   let runner: JobRunner;
   const counted: UsageDelta[] = [];
+  const countedDaily: (DailyUsageDelta & { kind: string })[] = [];
   const run = (id: string) => runner.run(id, new AbortController().signal);
 
   before(async () => {
@@ -76,7 +77,10 @@ describe('JobRunner reports a finished job whose run died before reporting it', 
         processors: new ProcessorRegistry([]),
         outbound: new FetchOutboundClient(),
         logger: createLogger('silent'),
-        usage: { addUsage: async (_account, delta) => void counted.push(delta) },
+        usage: {
+          addUsage: async (_account, delta) => void counted.push(delta),
+          addDailyUsage: async (_account, _at, kind, delta) => void countedDaily.push({ kind, ...delta }),
+        },
         webhooks: dispatcher,
         secrets,
         destinations: {
@@ -123,11 +127,14 @@ describe('JobRunner reports a finished job whose run died before reporting it', 
     assert.equal(others.length, 0);
     assert.equal(JSON.parse(delivery!.payload).status, 'completed');
     assert.deepEqual(counted, [{ bytesOut: 40 }]);
+    const daily = { kind: input.type, jobs: 1, failures: 0, bytesIn: input.size, bytesOut: 40 };
+    assert.deepEqual(countedDaily, [daily], "the day's counters of its kind");
     assert.ok((await jobs.get('job-completed'))?.reportedAt);
 
     await run('job-completed');
     assert.equal((await webhooks.listForJob('job-completed')).length, 1);
     assert.deepEqual(counted, [{ bytesOut: 40 }]);
+    assert.deepEqual(countedDaily, [daily]);
 
     await dispatcher.start();
     await waitFor(async () => (await webhooks.get(delivery!.id))?.state === 'succeeded', 'the delivery');

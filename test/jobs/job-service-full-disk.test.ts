@@ -58,6 +58,8 @@ describe('JobService with a full queue database', () => {
           addUsage: async (_accountId, delta) => {
             counted.push(delta);
           },
+          // Counted when jobs finish, which none does here.
+          addDailyUsage: () => Promise.reject(new Error('no job finishes in this test')),
         },
         logger: createLogger('silent'),
       },
