@@ -16,6 +16,7 @@ export const ERRORS = {
   MALFORMED_MULTIPART: { status: 400, message: 'The multipart body is malformed.' },
   UNAUTHORIZED: { status: 401, message: 'An API key is required (HTTP Basic or Bearer).' },
   HTTPS_REQUIRED: { status: 403, message: 'HTTPS is required; plain HTTP requests are not processed.' },
+  FORBIDDEN: { status: 403, message: 'This action is not allowed for this user or key.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   GONE: { status: 410, message: 'This download link has expired.' },
@@ -108,6 +109,13 @@ export class UnauthorizedError extends PressoError {
 export class InsecureTransportError extends PressoError {
   constructor() {
     super('HTTPS_REQUIRED');
+  }
+}
+
+/** The caller is known but its role or key scope does not allow the action. */
+export class ForbiddenError extends PressoError {
+  constructor(message?: string) {
+    super('FORBIDDEN', message);
   }
 }
 

@@ -30,7 +30,9 @@ import { connectorsRoute } from './routes/connectors.ts';
 import { downloadsRoute } from './routes/downloads.ts';
 import { fetchRoute } from './routes/fetch.ts';
 import { healthRoute } from './routes/health.ts';
+import { jobEventsRoute } from './routes/job-events.ts';
 import { jobsRoute } from './routes/jobs.ts';
+import { keysRoute } from './routes/keys.ts';
 import { openapiRoute } from './routes/openapi.ts';
 import { uploadRoute } from './routes/upload.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
@@ -179,6 +181,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser });
   await app.register(jobsRoute, { jobs: deps.jobs });
+  await app.register(jobEventsRoute, { jobs: deps.jobs });
+  await app.register(keysRoute, { accounts: deps.accounts });
   await app.register(accountRoute, {
     accounts: deps.accounts,
     limiter: deps.limiter,

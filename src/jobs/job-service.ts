@@ -13,7 +13,8 @@ import { isFinished, type Job, jobKeys, type ReceivedFile } from './job.ts';
 import type { JobEvents } from './job-events.ts';
 import type { EnqueueOptions, JobLane, JobQueue } from './job-queue.ts';
 import type { UsageDelta, UsageRecorder } from './job-reporting.ts';
-import type { JobStore } from './job-store.ts';
+import type { JobListFilter, JobListPosition, JobPage, JobStore } from './job-store.ts';
+import { type JobUpdate, type JobUpdateOptions, jobUpdates } from './job-updates.ts';
 import type { OutputDestinations } from './output-destinations.ts';
 import type { ParsedFetchRequest, ParsedRequest } from './request-params.ts';
 
@@ -105,6 +106,25 @@ export class JobService {
     const job = await this.#deps.store.get(jobId);
     if (!job || job.accountId !== accountId) throw new NotFoundError('No job with this id.');
     return job;
+  }
+
+  /** The account's jobs, newest first, filtered and paged (JobStore.list). */
+  list(
+    accountId: string,
+    filter: JobListFilter,
+    page: { limit: number; after?: JobListPosition | undefined },
+  ): Promise<JobPage> {
+    return this.#deps.store.list(accountId, filter, page);
+  }
+
+  /** A job's state and then its changes until it ends (job-updates.ts); 404 for another account's job. */
+  async updates(
+    accountId: string,
+    jobId: string,
+    options: JobUpdateOptions,
+  ): Promise<AsyncGenerator<JobUpdate, void, undefined>> {
+    await this.getForAccount(accountId, jobId);
+    return jobUpdates(this.#deps, jobId, options);
   }
 
   async #enqueue(

@@ -51,6 +51,8 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
     {
       config: { auth: true },
       schema: {
+        operationId: 'createConnector',
+        tags: ['Connectors'],
         summary: 'Create a store connector (checked by writing and deleting a probe object)',
         body: CreateSchema,
         response: { 201: ConnectorSchema, ...commonErrors },
@@ -67,6 +69,8 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
     {
       config: { auth: true },
       schema: {
+        operationId: 'listConnectors',
+        tags: ['Connectors'],
         summary: "List the account's store connectors",
         response: { 200: Type.Object({ connectors: Type.Array(ConnectorSchema) }), ...commonErrors },
       },
@@ -79,6 +83,8 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
     {
       config: { auth: true },
       schema: {
+        operationId: 'deleteConnector',
+        tags: ['Connectors'],
         summary: 'Delete a store connector',
         params: Type.Object({ id: Type.String() }),
         response: { 204: Type.Null(), 404: ErrorSchema, ...commonErrors },
@@ -95,6 +101,8 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
     {
       config: { auth: true },
       schema: {
+        operationId: 'testConnector',
+        tags: ['Connectors'],
         summary: 'Check a stored connector by writing and deleting a probe object',
         params: Type.Object({ id: Type.String() }),
         body: Type.Object(Probe, { additionalProperties: false }),

@@ -67,7 +67,13 @@ function contentDisposition(name: string): string {
 export async function downloadsRoute(app: FastifyInstance, options: { store: JobStore; files: FileStore }) {
   app.get(
     '/:expiry/:jobId/:name',
-    { schema: { summary: 'Download a temporary output (no API key; expires after 2 hours)' } },
+    {
+      schema: {
+        operationId: 'downloadOutput',
+        tags: ['Downloads'],
+        summary: 'Download a temporary output (no API key; expires after 2 hours)',
+      },
+    },
     async (request, reply) => {
       const { expiry, jobId, name } = request.params as { expiry: string; jobId: string; name: string };
       if (!/^\d{1,12}$/.test(expiry) || !UUID.test(jobId)) throw new NotFoundError();

@@ -22,6 +22,8 @@ export async function fetchRoute(app: FastifyInstance, options: FetchRouteOption
       // cross-field rules are reported together in one 422.
       attachValidation: true,
       schema: {
+        operationId: 'fetchFile',
+        tags: ['Jobs'],
         summary: 'Process a file downloaded from a URL',
         body: parser.fetchBodySchema,
         response: {

@@ -38,6 +38,8 @@ export async function healthRoute(app: FastifyInstance, options: HealthRouteOpti
     '/healthz',
     {
       schema: {
+        operationId: 'getReadiness',
+        tags: ['Health'],
         summary: 'Readiness: 200 ok; 503 shutting-down, or degraded with reason low-disk',
         hide: false,
         response: { 200: HealthSchema, 503: HealthSchema },
@@ -56,7 +58,17 @@ export async function healthRoute(app: FastifyInstance, options: HealthRouteOpti
       return { status: 'ok', queued, disk, sandbox };
     },
   );
-  app.get('/livez', { schema: { summary: 'Liveness: 200 while the process answers' } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/livez',
+    {
+      schema: {
+        operationId: 'getLiveness',
+        tags: ['Health'],
+        summary: 'Liveness: 200 while the process answers',
+      },
+    },
+    async () => ({
+      status: 'ok',
+    }),
+  );
 }

@@ -54,6 +54,8 @@ export async function uploadRoute(app: FastifyInstance, options: UploadRouteOpti
     {
       config: { auth: true },
       schema: {
+        operationId: 'uploadFile',
+        tags: ['Jobs'],
         summary: 'Process an uploaded file',
         description:
           'multipart/form-data with a `file` part and an optional `data` part holding the JSON parameters ' +
