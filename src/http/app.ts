@@ -80,6 +80,8 @@ export interface AppOptions {
   headersTimeoutMs: number;
   bodyTimeouts: BodyTimeouts;
   maxUploadsPerKey: number;
+  /** How often a quiet job event stream sends a heartbeat (default 15 s). */
+  eventsHeartbeatMs?: number;
   /** Where uploads are written while their request is read (upload-folders.ts); emptied at start. */
   uploadsDir: string;
   serverFactory?: FastifyServerFactory;
@@ -181,7 +183,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   await app.register(fetchRoute, { jobs: deps.jobs, parser: deps.parser });
   await app.register(jobsRoute, { jobs: deps.jobs });
-  await app.register(jobEventsRoute, { jobs: deps.jobs });
+  await app.register(jobEventsRoute, {
+    jobs: deps.jobs,
+    ...(options.eventsHeartbeatMs === undefined ? {} : { heartbeatMs: options.eventsHeartbeatMs }),
+  });
   await app.register(keysRoute, { accounts: deps.accounts });
   await app.register(accountRoute, {
     accounts: deps.accounts,

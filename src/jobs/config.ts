@@ -38,6 +38,10 @@ export const jobsConfig = section(
       default: 2 * 3_600_000,
       doc: 'Lifetime of temporary output URLs and files',
     }),
+    eventsHeartbeatMs: duration('PRESSO_EVENTS_HEARTBEAT', {
+      default: 15_000,
+      doc: 'A quiet job event stream (GET /1.0/jobs/{id}/events) sends a comment this often, so proxies keep it open; at least 1s',
+    }),
     maxAttempts: int('PRESSO_JOB_MAX_ATTEMPTS', {
       default: 3,
       min: 1,
@@ -49,6 +53,8 @@ export const jobsConfig = section(
     if (v.asyncThresholdBytes > v.maxInputBytes) {
       throw new ConfigError('PRESSO_ASYNC_THRESHOLD_BYTES must not exceed PRESSO_MAX_INPUT_BYTES');
     }
+    // Each quiet tick reads the job again: a tiny interval would turn every open stream into a busy loop.
+    if (v.eventsHeartbeatMs < 1000) throw new ConfigError('PRESSO_EVENTS_HEARTBEAT must be at least 1s');
     return v;
   },
 );

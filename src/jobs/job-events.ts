@@ -14,6 +14,8 @@ export interface JobEvents {
   publishChanged(jobId: string): Promise<void>;
   /** Subscribe before reading the job's state, so no change between the read and the wait is missed. */
   watch(jobId: string): Promise<JobWatch>;
+  /** How many watches are open: each is a waiting request or event stream (a leak shows here). */
+  openWatches(): number;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,10 @@ export class LocalJobEvents implements JobEvents {
     this.#emitter.on(jobId, listener);
     this.#watches.add(latch);
     return latch;
+  }
+
+  openWatches(): number {
+    return this.#watches.size;
   }
 
   /** Releases every waiting `next()` with false (a shutdown answers waiting requests at once). */

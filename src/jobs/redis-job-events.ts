@@ -54,6 +54,12 @@ export class RedisJobEvents implements JobEvents {
     return latch;
   }
 
+  openWatches(): number {
+    let count = 0;
+    for (const set of this.#watches.values()) count += set.size;
+    return count;
+  }
+
   /** Releases every waiting `next()` with false and closes the subscriber connection. */
   async close(): Promise<void> {
     for (const set of [...this.#watches.values()]) for (const latch of [...set]) latch.close();

@@ -198,6 +198,7 @@ export function appFromServices(
         minBytesPerSecond: config.server.bodyMinBytesPerSecond,
       },
       maxUploadsPerKey: config.server.maxUploadsPerKey,
+      eventsHeartbeatMs: config.jobs.eventsHeartbeatMs,
       uploadsDir: dataPaths(services.localDataDir).uploads,
       ...(extra.serverFactory ? { serverFactory: extra.serverFactory } : {}),
     },

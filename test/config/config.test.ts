@@ -61,6 +61,8 @@ describe('configuration', () => {
       { PRESSO_MAX_INPUT_BYTES: '10MiB', PRESSO_ASYNC_THRESHOLD_BYTES: '20MiB' },
       /PRESSO_ASYNC_THRESHOLD_BYTES must not exceed PRESSO_MAX_INPUT_BYTES/,
     );
+    refused({ PRESSO_EVENTS_HEARTBEAT: '500ms' }, /PRESSO_EVENTS_HEARTBEAT must be at least 1s/);
+    assert.equal(loadConfig({ PRESSO_EVENTS_HEARTBEAT: '30s' }).jobs.eventsHeartbeatMs, 30_000);
   });
 
   it('describes each variable once, without loading anything', () => {

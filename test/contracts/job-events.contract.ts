@@ -31,6 +31,20 @@ export function jobEventsContract(name: string, factory: JobEventsFactory): void
       events = undefined;
     });
 
+    it('counts open watches, and a closed watch is no longer counted', async () => {
+      const ev = await create();
+      const id = jobId();
+      const first = await ev.watch(id);
+      const second = await ev.watch(id);
+      const other = await ev.watch(jobId());
+      assert.equal(ev.openWatches(), 3);
+      first.close();
+      other.close();
+      assert.equal(ev.openWatches(), 1);
+      second.close();
+      assert.equal(ev.openWatches(), 0);
+    });
+
     it('a change published after watch() resolved is kept until next() is called', async () => {
       const ev = await create();
       const id = jobId();

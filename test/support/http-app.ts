@@ -15,6 +15,7 @@ import { Headers, Request, type RequestInit, Response } from 'undici';
 import type { AccountService } from '../../src/accounts/account-service.ts';
 import type { Account } from '../../src/accounts/account-store.ts';
 import { loadConfig } from '../../src/config/index.ts';
+import type { JobEvents } from '../../src/jobs/job-events.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../../src/processors/processor.ts';
 import { openEmbeddedBackends } from '../../src/runtime/embedded.ts';
@@ -51,6 +52,8 @@ export interface TestApp extends TestClient {
   account: Account;
   keyId: string;
   accounts: AccountService;
+  /** The job change events the routes watch (open watches can be counted). */
+  events: JobEvents;
   createAccount(name: string, rateLimit?: number): Promise<{ account: Account; key: string; keyId: string }>;
 }
 
@@ -130,6 +133,7 @@ export async function buildTestApp(
     keyId: created.key.id,
     account: created.account,
     accounts,
+    events: services.events,
     request,
     ...submitCalls(request),
     waitForJob: jobWaiter(request),

@@ -1,7 +1,7 @@
 /**
  * GET /1.0/jobs/{id}/events: a job's live status as Server-Sent Events, so a page shows progress without
  * polling. `status` events carry the job record (as GET /1.0/jobs/{id}), `progress` events `{id, progress}`;
- * a comment line every 15 s keeps proxies from closing a quiet stream; the stream ends after the job's final
+ * a comment line every 15 s (PRESSO_EVENTS_HEARTBEAT) keeps proxies from closing a quiet stream; the stream ends after the job's final
  * status. A client that goes away (or a service that stops) ends it at once and releases its watch.
  */
 import { PassThrough } from 'node:stream';
@@ -16,7 +16,7 @@ import { commonErrors, ErrorSchema } from '../schemas.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Between two heartbeats: well under the idle time-outs of common proxies (60 s and up). */
+/** Between two heartbeats by default (PRESSO_EVENTS_HEARTBEAT): well under common proxies' idle time-outs (60 s and up). */
 export const HEARTBEAT_MS = 15_000;
 
 /** The SSE frame of an update: `event:` and one `data:` line of JSON (JSON has no raw newline), or a comment. */
