@@ -129,6 +129,31 @@ describe('scaled-out mode: 2 API and 2 worker processes', () => {
     assert.equal((await sharp(bytes).metadata()).width, 96);
   });
 
+  test("a job's live events on one API follow a worker's run to its end; the job list and usage are shared", async () => {
+    const upload = await clients[0]!.upload(images[1]!, { async: true }, undefined, 'live-events.png');
+    assert.equal(upload.status, 202);
+    const { id } = (await upload.json()) as { id: string };
+    // Another API process than the one that took the job: the worker's notices reach it through Redis.
+    const stream = await clients[1]!.request(`/1.0/jobs/${id}/events`);
+    assert.equal(stream.status, 200);
+    const statuses = (await stream.text())
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('event: status'))
+      .map((frame) => (JSON.parse(frame.split('\ndata: ')[1]!) as { status: string }).status);
+    assert.equal(statuses.at(-1), 'completed');
+    const list = (await (await clients[0]!.request('/1.0/jobs?q=live-events')).json()) as {
+      jobs: { id: string }[];
+    };
+    assert.deepEqual(
+      list.jobs.map((j) => j.id),
+      [id],
+    );
+    const usage = (await (await clients[1]!.request('/1.0/usage?days=1')).json()) as {
+      days: { kind: string; jobs: number }[];
+    };
+    assert.ok((usage.days.find((d) => d.kind === 'image')?.jobs ?? 0) >= 1);
+  });
+
   test('100 jobs across both APIs, one worker killed mid-run: every job completes once, outputs valid, webhooks delivered', async () => {
     const ids: string[] = [];
     for (const [i, image] of images.entries()) {
