@@ -80,6 +80,14 @@ describe('API keys', () => {
     assert.deepEqual(both.scopes, ['jobs', 'connectors']);
   });
 
+  test('a key cannot create a key with a scope it lacks', async () => {
+    const jobsOnly = (await (await createKey({ name: 'jobs only' })).json()) as KeyView;
+    const auth = bearer(jobsOnly.key!);
+    await assertErrorBody(await createKey({ name: 'escalate', scopes: ['connectors'] }, auth), 403);
+    await assertErrorBody(await createKey({ name: 'escalate', scopes: ['jobs', 'connectors'] }, auth), 403);
+    assert.equal((await createKey({ name: 'sibling' }, auth)).status, 201);
+  });
+
   test('a key needs a name; scopes are from the list, each once', async () => {
     for (const body of [{}, { name: '' }, { name: 'x', scopes: ['admin'] }, { name: 'x', scopes: [] }]) {
       const response = await createKey(body);

@@ -97,10 +97,14 @@ export async function keysRoute(app: FastifyInstance, options: { accounts: Accou
     async (request, reply) => {
       const account = requireAccount(request.account);
       const body = request.body as { name: string; scopes?: KeyScope[] };
-      const created = await accounts.createKey(account.id, {
-        name: body.name,
-        scopes: body.scopes ?? ['jobs'],
-      });
+      const scopes = body.scopes ?? ['jobs'];
+      if (request.apiKeyId !== undefined) {
+        // Meanwhile a key may mint keys only within its own scopes: a `jobs` key never yields a `connectors` one.
+        const caller = (await accounts.listKeys(account.id)).find((k) => k.id === request.apiKeyId);
+        if (!scopes.every((scope) => caller?.scopes.includes(scope)))
+          throw new ForbiddenError('An API key can create keys only with scopes it has itself.');
+      }
+      const created = await accounts.createKey(account.id, { name: body.name, scopes });
       return reply.code(201).send({ ...keyView(created.record), key: created.key });
     },
   );
