@@ -59,4 +59,7 @@ function App() {
   return <Shell route={route} session={session.session} onSignedOut={signedOut} />;
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The "Loading…" placeholder of index.html goes: render() adds to the container, it does not replace it.
+root.replaceChildren();
+render(<App />, root);
