@@ -75,7 +75,8 @@ export function zipStore(entries: ZipEntry[]): Uint8Array {
     locals.push(new Uint8Array(local.buffer), name, entry.bytes);
     const central = new DataView(new ArrayBuffer(46));
     central.setUint32(0, 0x02014b50, true);
-    central.setUint16(4, 20, true);
+    // Made by "Unix": Info-ZIP's unzip would otherwise read the names as DOS code page 437, UTF-8 flag or not.
+    central.setUint16(4, (3 << 8) | 20, true);
     central.setUint16(6, 20, true);
     central.setUint16(8, 0x0800, true);
     central.setUint16(10, 0, true);
@@ -85,6 +86,7 @@ export function zipStore(entries: ZipEntry[]): Uint8Array {
     central.setUint32(20, size, true);
     central.setUint32(24, size, true);
     central.setUint16(28, name.length, true);
+    central.setUint32(38, 0o100644 << 16, true); // a regular file, rw-r--r--
     central.setUint32(42, offset, true);
     centrals.push(new Uint8Array(central.buffer), name);
     offset += 30 + name.length + size;
