@@ -3,6 +3,7 @@
  * server share it. Routes translate between HTTP and the job service; they hold no business logic.
  */
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
 import { ajv } from '../validation/schema-validator.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
+import { CspReportLog } from './csp-reports.ts';
 import { errorBody, JSON_BODY_LIMIT, makeErrorHandler } from './error-handler.ts';
 import { registerAbandonedBodies } from './plugins/abandoned-bodies.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
@@ -27,6 +29,8 @@ import './request-context.ts';
 import type { SandboxMode } from '../processors/shared/sandbox.ts';
 import { accountRoute } from './routes/account.ts';
 import { connectorsRoute } from './routes/connectors.ts';
+import { cspReportsRoute } from './routes/csp-reports.ts';
+import { dashboardRoute } from './routes/dashboard.ts';
 import { downloadsRoute } from './routes/downloads.ts';
 import { fetchRoute } from './routes/fetch.ts';
 import { healthRoute } from './routes/health.ts';
@@ -61,6 +65,8 @@ export interface AppDeps {
   sandbox?: SandboxMode;
   /** Sees every answered request (metrics); optional. */
   requestObserver?: RequestObserver;
+  /** Where the dashboard's CSP violation reports are counted (default: a new one, as `app.cspReports`). */
+  cspReports?: CspReportLog;
 }
 
 export interface RequestObserver {
@@ -81,7 +87,12 @@ export interface AppOptions {
   /** Where uploads are written while their request is read (upload-folders.ts); emptied at start. */
   uploadsDir: string;
   serverFactory?: FastifyServerFactory;
+  /** The built dashboard served under /dashboard/ (default: dist/dashboard of this checkout). */
+  dashboardDir?: string;
 }
+
+/** Where scripts/setup.sh builds the dashboard. */
+export const DEFAULT_DASHBOARD_DIR = resolve(import.meta.dirname, '..', '..', 'dist', 'dashboard');
 
 /**
  * The router refuses a longer path segment (414). Download links keep their name segment within 100
@@ -191,6 +202,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   await app.register(connectorsRoute, { connectors: deps.connectors });
   await app.register(openapiRoute);
+  const cspReports = deps.cspReports ?? new CspReportLog();
+  app.decorate('cspReports', cspReports);
+  await app.register(cspReportsRoute, { log: cspReports });
+  await app.register(dashboardRoute, { dir: options.dashboardDir ?? DEFAULT_DASHBOARD_DIR });
   await app.register(healthRoute, {
     queue: deps.queue,
     diskSpace: deps.diskSpace,
