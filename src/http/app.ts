@@ -16,6 +16,8 @@ import type { JobService } from '../jobs/job-service.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import type { RequestParser } from '../jobs/request-params.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { SessionService } from '../users/session-service.ts';
+import type { UserService } from '../users/user-service.ts';
 import { ajv } from '../validation/schema-validator.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
@@ -32,7 +34,11 @@ import { fetchRoute } from './routes/fetch.ts';
 import { healthRoute } from './routes/health.ts';
 import { jobsRoute } from './routes/jobs.ts';
 import { openapiRoute } from './routes/openapi.ts';
+import { type MetricTotals, operatorRoute } from './routes/operator.ts';
+import { sessionRoute } from './routes/session.ts';
 import { uploadRoute } from './routes/upload.ts';
+import { usersRoute } from './routes/users.ts';
+import { webhookSecretRoute } from './routes/webhook-secret.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
 import { UploadFolders } from './upload-folders.ts';
 import { UploadSlots } from './upload-slots.ts';
@@ -50,17 +56,23 @@ export interface AppDeps {
   files: FileStore;
   webhookStore: WebhookStore;
   connectors: ConnectorService;
+  /** Dashboard users and invites, and their sessions (routes/session.ts, users.ts, operator.ts). */
+  users: UserService;
+  sessions: SessionService;
   replayWebhook: (deliveryId: string, accountId: string) => Promise<boolean>;
   parser: RequestParser;
   limiter: RateLimiter;
   /** Free space of the data directory, for readiness (`/healthz`). */
   diskSpace: Pick<DiskSpaceMonitor, 'check'>;
+  config?: { webhooks: { secretGraceMs: number }; jobs: { workers: number; mediaWorkers: number } };
   /** True once shutdown began: `/healthz` answers 503 so balancers stop sending (default: never). */
   isShuttingDown?: () => boolean;
   /** The isolation of external tools (`PRESSO_SANDBOX`), which `/healthz` reports (default: bwrap). */
   sandbox?: SandboxMode;
   /** Sees every answered request (metrics); optional. */
   requestObserver?: RequestObserver;
+  /** Job and webhook totals for the operator's overview; optional. */
+  metrics?: MetricTotals;
 }
 
 export interface RequestObserver {
@@ -161,8 +173,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
 
   registerAccessControl(app, {
     accounts: deps.accounts,
+    sessions: deps.sessions,
     limiter: deps.limiter,
     anonymousLimit: options.defaultRateLimit,
+    origin: new URL(options.publicUrl).origin,
   });
 
   const uploads = new UploadFolders(options.uploadsDir);
@@ -191,6 +205,22 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   await app.register(connectorsRoute, { connectors: deps.connectors });
   await app.register(openapiRoute);
+  // Dashboard users and sessions, the webhook secret, the operator's view (issue 22).
+  const origin = new URL(options.publicUrl).origin;
+  await app.register(sessionRoute, { sessions: deps.sessions, origin });
+  await app.register(usersRoute, { users: deps.users, sessions: deps.sessions, origin });
+  await app.register(webhookSecretRoute, {
+    accounts: deps.accounts,
+    graceMs: deps.config?.webhooks.secretGraceMs ?? 86_400_000,
+  });
+  await app.register(operatorRoute, {
+    accounts: deps.accounts,
+    users: deps.users,
+    queue: deps.queue,
+    diskSpace: deps.diskSpace,
+    metrics: deps.metrics,
+    workers: { standard: deps.config?.jobs.workers ?? 0, media: deps.config?.jobs.mediaWorkers ?? 0 },
+  });
   await app.register(healthRoute, {
     queue: deps.queue,
     diskSpace: deps.diskSpace,
