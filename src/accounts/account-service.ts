@@ -37,10 +37,13 @@ export function isWellFormedKey(key: string): boolean {
 export class AccountService {
   readonly #store: AccountStore;
   readonly #defaultRateLimit: number;
+  readonly #now: () => number;
 
-  constructor(store: AccountStore, options: { defaultRateLimit: number }) {
+  /** `now`: the clock of rotations and disabling (tests move it). */
+  constructor(store: AccountStore, options: { defaultRateLimit: number; now?: () => number }) {
     this.#store = store;
     this.#defaultRateLimit = options.defaultRateLimit;
+    this.#now = options.now ?? Date.now;
   }
 
   async createAccount(name: string, rateLimit?: number): Promise<{ account: Account; key: NewKey }> {
@@ -90,7 +93,7 @@ export class AccountService {
 
   /** Operator changes: the rate limit, and disabling (refuses the account's keys and sessions) or enabling. */
   async updateAccount(id: string, changes: { rateLimit?: number; disabled?: boolean }): Promise<Account> {
-    const disabledAt = changes.disabled === undefined ? undefined : changes.disabled ? Date.now() : null;
+    const disabledAt = changes.disabled === undefined ? undefined : changes.disabled ? this.#now() : null;
     const found = await this.#store.updateAccount(id, {
       ...(changes.rateLimit === undefined ? {} : { rateLimit: changes.rateLimit }),
       ...(disabledAt === undefined ? {} : { disabledAt }),
@@ -109,7 +112,7 @@ export class AccountService {
     graceMs: number,
   ): Promise<{ secret: string; previousValidUntil: number; rotatedAt: number }> {
     const secret = generateWebhookSecret();
-    const rotatedAt = Date.now();
+    const rotatedAt = this.#now();
     const previousValidUntil = rotatedAt + graceMs;
     if (!(await this.#store.rotateWebhookSecret(id, secret, previousValidUntil, rotatedAt)))
       throw new NotFoundError(`No account ${id}.`);
@@ -124,7 +127,7 @@ export class AccountService {
     const inGrace =
       previousWebhookSecret !== undefined &&
       previousSecretValidUntil !== undefined &&
-      Date.now() < previousSecretValidUntil;
+      this.#now() < previousSecretValidUntil;
     return inGrace ? [webhookSecret, previousWebhookSecret] : [webhookSecret];
   }
 
