@@ -67,7 +67,7 @@ export function asSignedIn(client: TestClient, cookie: string, body: SessionBody
       const merged: Record<string, string> = { ...(headers as Record<string, string> | undefined) };
       merged.cookie = cookie;
       if (csrf) merged['x-csrf-token'] = body.csrfToken;
-      if (init.body !== undefined) merged['content-type'] ??= 'application/json';
+      if (typeof init.body === 'string') merged['content-type'] ??= 'application/json';
       return client.request(path, { ...init, headers: merged, auth: false });
     },
   };
