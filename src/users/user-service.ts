@@ -68,6 +68,12 @@ export class UserService {
     return user;
   }
 
+  /** Refuses, before anything is made, what createUser would refuse for these (not the account). */
+  async checkNewUser(email: string, password: string | undefined): Promise<void> {
+    if (password !== undefined) checkPassword(password);
+    await this.#requireFreeEmail(normaliseEmail(email));
+  }
+
   /** The link's token is shown once; only its hash is stored. */
   async invite(accountId: string, email: string, role: UserRole): Promise<NewInvite> {
     const address = normaliseEmail(email);
