@@ -165,9 +165,15 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
         securitySchemes: {
           basic: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password.' },
           bearer: { type: 'http', scheme: 'bearer' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'presso_session',
+            description: 'Dashboard session (POST /1.0/session); state changes also need X-CSRF-Token.',
+          },
         },
       },
-      security: [{ basic: [] }, { bearer: [] }],
+      security: [{ basic: [] }, { bearer: [] }, { session: [] }],
     },
   });
 
