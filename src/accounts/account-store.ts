@@ -6,7 +6,17 @@ export interface Account {
   rateLimit: number;
   webhookSecret: string;
   createdAt: number;
+  /** Set by an operator: the account's keys and sessions are refused from then on. */
+  disabledAt?: number;
+  /** The secret before the last rotation, which still signs deliveries until `previousSecretValidUntil`. */
+  previousWebhookSecret?: string;
+  previousSecretValidUntil?: number;
+  webhookSecretRotatedAt?: number;
 }
+
+/** What a key may do: `jobs` (uploads, fetches, jobs, account, webhooks), `connectors` (create, test, delete). */
+export const KEY_SCOPES = ['jobs', 'connectors'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export interface ApiKeyRecord {
   id: string;
@@ -15,6 +25,8 @@ export interface ApiKeyRecord {
   prefix: string;
   createdAt: number;
   revokedAt: number | undefined;
+  /** Default (and for keys made before scopes existed): every scope. */
+  scopes?: KeyScope[];
 }
 
 export interface Usage {
@@ -36,8 +48,12 @@ export interface AccountStore {
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Returns false when there is no such key. */
   revokeKey(keyId: string, at: number): Promise<boolean>;
-  /** The account owning the active (unrevoked) key with this hash. */
-  findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined>;
+  /** The account owning the active (unrevoked) key with this hash, and the key's scopes. */
+  findByKeyHash(hash: string): Promise<{ account: Account; keyId: string; scopes: KeyScope[] } | undefined>;
+  /** Operator changes; `disabledAt: null` enables the account again. False when there is no such account. */
+  updateAccount(id: string, changes: { rateLimit?: number; disabledAt?: number | null }): Promise<boolean>;
+  /** The current secret becomes the previous one (valid until `previousValidUntil`) and `secret` the current. */
+  rotateWebhookSecret(id: string, secret: string, previousValidUntil: number, at: number): Promise<boolean>;
   addUsage(accountId: string, delta: Partial<Usage>): Promise<void>;
   getUsage(accountId: string): Promise<Usage>;
 }

@@ -17,6 +17,8 @@ import type { JobService } from '../jobs/job-service.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import type { RequestParser } from '../jobs/request-params.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { SessionService } from '../users/session-service.ts';
+import type { UserService } from '../users/user-service.ts';
 import { ajv } from '../validation/schema-validator.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
@@ -36,7 +38,11 @@ import { fetchRoute } from './routes/fetch.ts';
 import { healthRoute } from './routes/health.ts';
 import { jobsRoute } from './routes/jobs.ts';
 import { openapiRoute } from './routes/openapi.ts';
+import { type MetricTotals, operatorRoute } from './routes/operator.ts';
+import { sessionRoute } from './routes/session.ts';
 import { uploadRoute } from './routes/upload.ts';
+import { usersRoute } from './routes/users.ts';
+import { webhookSecretRoute } from './routes/webhook-secret.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
 import { UploadFolders } from './upload-folders.ts';
 import { UploadSlots } from './upload-slots.ts';
@@ -54,11 +60,15 @@ export interface AppDeps {
   files: FileStore;
   webhookStore: WebhookStore;
   connectors: ConnectorService;
+  /** Dashboard users and invites, and their sessions (routes/session.ts, users.ts, operator.ts). */
+  users: UserService;
+  sessions: SessionService;
   replayWebhook: (deliveryId: string, accountId: string) => Promise<boolean>;
   parser: RequestParser;
   limiter: RateLimiter;
   /** Free space of the data directory, for readiness (`/healthz`). */
   diskSpace: Pick<DiskSpaceMonitor, 'check'>;
+  config?: { webhooks: { secretGraceMs: number }; jobs: { workers: number; mediaWorkers: number } };
   /** True once shutdown began: `/healthz` answers 503 so balancers stop sending (default: never). */
   isShuttingDown?: () => boolean;
   /** The isolation of external tools (`PRESSO_SANDBOX`), which `/healthz` reports (default: bwrap). */
@@ -67,6 +77,8 @@ export interface AppDeps {
   requestObserver?: RequestObserver;
   /** Where the dashboard's CSP violation reports are counted (default: a new one, as `app.cspReports`). */
   cspReports?: CspReportLog;
+  /** Job and webhook totals for the operator's overview; optional. */
+  metrics?: MetricTotals;
 }
 
 export interface RequestObserver {
@@ -164,16 +176,24 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
         securitySchemes: {
           basic: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password.' },
           bearer: { type: 'http', scheme: 'bearer' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'presso_session',
+            description: 'Dashboard session (POST /1.0/session); state changes also need X-CSRF-Token.',
+          },
         },
       },
-      security: [{ basic: [] }, { bearer: [] }],
+      security: [{ basic: [] }, { bearer: [] }, { session: [] }],
     },
   });
 
   registerAccessControl(app, {
     accounts: deps.accounts,
+    sessions: deps.sessions,
     limiter: deps.limiter,
     anonymousLimit: options.defaultRateLimit,
+    origin: new URL(options.publicUrl).origin,
   });
 
   const uploads = new UploadFolders(options.uploadsDir);
@@ -206,6 +226,22 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   app.decorate('cspReports', cspReports);
   await app.register(cspReportsRoute, { log: cspReports });
   await app.register(dashboardRoute, { dir: options.dashboardDir ?? DEFAULT_DASHBOARD_DIR });
+  // Dashboard users and sessions, the webhook secret, the operator's view (issue 22).
+  const origin = new URL(options.publicUrl).origin;
+  await app.register(sessionRoute, { sessions: deps.sessions, origin });
+  await app.register(usersRoute, { users: deps.users, sessions: deps.sessions, origin });
+  await app.register(webhookSecretRoute, {
+    accounts: deps.accounts,
+    graceMs: deps.config?.webhooks.secretGraceMs ?? 86_400_000,
+  });
+  await app.register(operatorRoute, {
+    accounts: deps.accounts,
+    users: deps.users,
+    queue: deps.queue,
+    diskSpace: deps.diskSpace,
+    metrics: deps.metrics,
+    workers: { standard: deps.config?.jobs.workers ?? 0, media: deps.config?.jobs.mediaWorkers ?? 0 },
+  });
   await app.register(healthRoute, {
     queue: deps.queue,
     diskSpace: deps.diskSpace,

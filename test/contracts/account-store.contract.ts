@@ -48,7 +48,11 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
         { id: 'k1', accountId: a.id, prefix: 'psk_abc', createdAt: 1, revokedAt: undefined },
         'h1',
       );
-      assert.deepEqual(await subject.store.findByKeyHash('h1'), { account: a, keyId: 'k1' });
+      assert.deepEqual(await subject.store.findByKeyHash('h1'), {
+        account: a,
+        keyId: 'k1',
+        scopes: ['jobs', 'connectors'],
+      });
       assert.equal(await subject.store.findByKeyHash('other'), undefined);
       assert.equal(await subject.store.revokeKey('k1', 5), true);
       assert.equal(await subject.store.findByKeyHash('h1'), undefined);
@@ -60,7 +64,11 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
     it('creates an account with its first key, and creates neither when the key cannot be stored', async () => {
       const a = account('a');
       await subject.store.createAccount(a, firstKey(a, 'k_first', 'h_first'));
-      assert.deepEqual(await subject.store.findByKeyHash('h_first'), { account: a, keyId: 'k_first' });
+      assert.deepEqual(await subject.store.findByKeyHash('h_first'), {
+        account: a,
+        keyId: 'k_first',
+        scopes: ['jobs', 'connectors'],
+      });
       // The same key id again: the key insert fails after the account row was written.
       const b = account('b');
       await assert.rejects(subject.store.createAccount(b, firstKey(b, 'k_first')));
@@ -85,6 +93,47 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
         bytesIn: 100,
         bytesOut: 40,
       });
+    });
+
+    it('keeps the scopes a key was given (every scope when none were)', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a));
+      const key = { id: 'k_jobs', accountId: a.id, prefix: 'psk_j', createdAt: 2, revokedAt: undefined };
+      await subject.store.addKey({ ...key, scopes: ['jobs'] }, 'h_jobs');
+      assert.deepEqual((await subject.store.findByKeyHash('h_jobs'))?.scopes, ['jobs']);
+      assert.deepEqual(
+        (await subject.store.listKeys(a.id)).map((k) => k.scopes),
+        [['jobs', 'connectors'], ['jobs']],
+      );
+    });
+
+    it('changes the rate limit, disables and enables an account', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a));
+      assert.equal(await subject.store.updateAccount(a.id, { rateLimit: 7 }), true);
+      assert.deepEqual(await subject.store.getAccount(a.id), { ...a, rateLimit: 7 });
+      assert.equal(await subject.store.updateAccount(a.id, { disabledAt: 99 }), true);
+      assert.deepEqual(await subject.store.getAccount(a.id), { ...a, rateLimit: 7, disabledAt: 99 });
+      // A change that names neither field leaves both as they are.
+      assert.equal(await subject.store.updateAccount(a.id, {}), true);
+      assert.equal((await subject.store.getAccount(a.id))?.disabledAt, 99);
+      await subject.store.updateAccount(a.id, { disabledAt: null });
+      assert.deepEqual(await subject.store.getAccount(a.id), { ...a, rateLimit: 7 });
+      assert.equal(await subject.store.updateAccount(randomUUID(), { rateLimit: 1 }), false);
+    });
+
+    it('rotates the webhook secret, keeping the previous one with its end of validity', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a));
+      assert.equal(await subject.store.rotateWebhookSecret(a.id, 'whsec_new', 5000, 1000), true);
+      assert.deepEqual(await subject.store.getAccount(a.id), {
+        ...a,
+        webhookSecret: 'whsec_new',
+        previousWebhookSecret: 'whsec_x',
+        previousSecretValidUntil: 5000,
+        webhookSecretRotatedAt: 1000,
+      });
+      assert.equal(await subject.store.rotateWebhookSecret(randomUUID(), 'whsec_y', 1, 1), false);
     });
   });
 }

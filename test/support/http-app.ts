@@ -20,7 +20,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../../src/process
 import { openEmbeddedBackends } from '../../src/runtime/embedded.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { appFromServices } from '../../src/runtime/presso.ts';
-import { buildServices } from '../../src/runtime/services.ts';
+import { buildServices, type Services } from '../../src/runtime/services.ts';
 import { jobWaiter, submitCalls, type TestClient } from './presso.ts';
 
 export type ProcessFn = (request: ProcessRequest) => Promise<ProcessResult>;
@@ -51,6 +51,8 @@ export interface TestApp extends TestClient {
   account: Account;
   keyId: string;
   accounts: AccountService;
+  /** The whole service graph (dashboard users, sessions, configuration). */
+  services: Services;
   createAccount(name: string, rateLimit?: number): Promise<{ account: Account; key: string; keyId: string }>;
 }
 
@@ -130,6 +132,7 @@ export async function buildTestApp(
     keyId: created.key.id,
     account: created.account,
     accounts,
+    services,
     request,
     ...submitCalls(request),
     waitForJob: jobWaiter(request),

@@ -1,7 +1,7 @@
 /** Accounts, API keys (hashes only) and usage counters in PostgreSQL: the twin of sqlite-account-store.ts. */
 import type pg from 'pg';
-import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
-import { type AccountRow, type KeyRow, toAccount, toKey } from '../rows.ts';
+import type { Account, AccountStore, ApiKeyRecord, KeyScope, Usage } from '../../accounts/account-store.ts';
+import { type AccountRow, formatScopes, type KeyRow, parseScopes, toAccount, toKey } from '../rows.ts';
 import { execute, type Queryable, query, transaction } from './database.ts';
 
 export class PgAccountStore implements AccountStore {
@@ -41,7 +41,7 @@ export class PgAccountStore implements AccountStore {
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const rows = await query<KeyRow>(
       this.#db,
-      'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at, id',
+      'SELECT id, account_id, prefix, created_at, revoked_at, scopes FROM api_keys WHERE account_id = $1 ORDER BY created_at, id',
       [accountId],
     );
     return rows.map(toKey);
@@ -56,14 +56,46 @@ export class PgAccountStore implements AccountStore {
     return changed > 0;
   }
 
-  async findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined> {
-    const [row] = await query<AccountRow & { key_id: string }>(
+  async findByKeyHash(
+    hash: string,
+  ): Promise<{ account: Account; keyId: string; scopes: KeyScope[] } | undefined> {
+    const [row] = await query<AccountRow & { key_id: string; key_scopes: string }>(
       this.#db,
-      `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      `SELECT a.*, k.id AS key_id, k.scopes AS key_scopes FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
     );
-    return row ? { account: toAccount(row), keyId: row.key_id } : undefined;
+    return row
+      ? { account: toAccount(row), keyId: row.key_id, scopes: parseScopes(row.key_scopes) }
+      : undefined;
+  }
+
+  async updateAccount(
+    id: string,
+    changes: { rateLimit?: number; disabledAt?: number | null },
+  ): Promise<boolean> {
+    const changed = await execute(
+      this.#db,
+      `UPDATE accounts SET rate_limit = COALESCE($1, rate_limit),
+         disabled_at = CASE WHEN $2 THEN $3 ELSE disabled_at END WHERE id = $4`,
+      [changes.rateLimit ?? null, changes.disabledAt !== undefined, changes.disabledAt ?? null, id],
+    );
+    return changed > 0;
+  }
+
+  async rotateWebhookSecret(
+    id: string,
+    secret: string,
+    previousValidUntil: number,
+    at: number,
+  ): Promise<boolean> {
+    const changed = await execute(
+      this.#db,
+      `UPDATE accounts SET webhook_secret_previous = webhook_secret, webhook_secret = $1,
+         webhook_secret_previous_until = $2, webhook_secret_rotated_at = $3 WHERE id = $4`,
+      [secret, previousValidUntil, at, id],
+    );
+    return changed > 0;
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {
@@ -93,7 +125,7 @@ export class PgAccountStore implements AccountStore {
 async function insertKey(db: Queryable, key: ApiKeyRecord, hash: string): Promise<void> {
   await execute(
     db,
-    'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5)',
-    [key.id, key.accountId, key.prefix, hash, key.createdAt],
+    'INSERT INTO api_keys (id, account_id, prefix, hash, created_at, scopes) VALUES ($1, $2, $3, $4, $5, $6)',
+    [key.id, key.accountId, key.prefix, hash, key.createdAt, formatScopes(key.scopes)],
   );
 }

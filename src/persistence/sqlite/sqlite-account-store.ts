@@ -2,8 +2,8 @@
  * Accounts, their API keys (hashes only) and usage counters in the embedded database (tables
  * `accounts`, `api_keys`, `usage`).
  */
-import type { Account, AccountStore, ApiKeyRecord, Usage } from '../../accounts/account-store.ts';
-import { type AccountRow, type KeyRow, toAccount, toKey } from '../rows.ts';
+import type { Account, AccountStore, ApiKeyRecord, KeyScope, Usage } from '../../accounts/account-store.ts';
+import { type AccountRow, formatScopes, type KeyRow, parseScopes, toAccount, toKey } from '../rows.ts';
 import { all, type Database, get, run, transaction } from './database.ts';
 
 export class SqliteAccountStore implements AccountStore {
@@ -45,19 +45,20 @@ export class SqliteAccountStore implements AccountStore {
   #insertKey(key: ApiKeyRecord, hash: string): void {
     run(
       this.#db,
-      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO api_keys (id, account_id, prefix, hash, created_at, scopes) VALUES (?, ?, ?, ?, ?, ?)',
       key.id,
       key.accountId,
       key.prefix,
       hash,
       key.createdAt,
+      formatScopes(key.scopes),
     );
   }
 
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const rows = all<KeyRow>(
       this.#db,
-      'SELECT id, account_id, prefix, created_at, revoked_at FROM api_keys WHERE account_id = ? ORDER BY created_at',
+      'SELECT id, account_id, prefix, created_at, revoked_at, scopes FROM api_keys WHERE account_id = ? ORDER BY created_at',
       accountId,
     );
     return rows.map(toKey);
@@ -73,14 +74,52 @@ export class SqliteAccountStore implements AccountStore {
     return Number(result.changes) > 0;
   }
 
-  async findByKeyHash(hash: string): Promise<{ account: Account; keyId: string } | undefined> {
-    const row = get<AccountRow & { key_id: string }>(
+  async findByKeyHash(
+    hash: string,
+  ): Promise<{ account: Account; keyId: string; scopes: KeyScope[] } | undefined> {
+    const row = get<AccountRow & { key_id: string; key_scopes: string }>(
       this.#db,
-      `SELECT a.*, k.id AS key_id FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      `SELECT a.*, k.id AS key_id, k.scopes AS key_scopes FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.hash = ? AND k.revoked_at IS NULL`,
       hash,
     );
-    return row ? { account: toAccount(row), keyId: row.key_id } : undefined;
+    return row
+      ? { account: toAccount(row), keyId: row.key_id, scopes: parseScopes(row.key_scopes) }
+      : undefined;
+  }
+
+  async updateAccount(
+    id: string,
+    changes: { rateLimit?: number; disabledAt?: number | null },
+  ): Promise<boolean> {
+    const result = run(
+      this.#db,
+      `UPDATE accounts SET rate_limit = COALESCE(?, rate_limit),
+         disabled_at = CASE WHEN ? THEN ? ELSE disabled_at END WHERE id = ?`,
+      changes.rateLimit ?? null,
+      changes.disabledAt === undefined ? 0 : 1,
+      changes.disabledAt ?? null,
+      id,
+    );
+    return Number(result.changes) > 0;
+  }
+
+  async rotateWebhookSecret(
+    id: string,
+    secret: string,
+    previousValidUntil: number,
+    at: number,
+  ): Promise<boolean> {
+    const result = run(
+      this.#db,
+      `UPDATE accounts SET webhook_secret_previous = webhook_secret, webhook_secret = ?,
+         webhook_secret_previous_until = ?, webhook_secret_rotated_at = ? WHERE id = ?`,
+      secret,
+      previousValidUntil,
+      at,
+      id,
+    );
+    return Number(result.changes) > 0;
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {
