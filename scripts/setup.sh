@@ -41,3 +41,11 @@ if [ ! -f "$addon" ] || [ -n "$(find "$addon_dir/binding.gyp" "$addon_dir/src" -
   (cd "$addon_dir" && "$root/node_modules/.bin/node" "$root/node_modules/node-gyp/bin/node-gyp.js" rebuild \
     --nodedir="$headers" --loglevel=error >/dev/null)
 fi
+
+# The dashboard (dashboard/, Vite + Preact): built into dist/dashboard when missing or older than any of its
+# sources (or the lock file, which pins Vite and Preact). The API process serves it under /dashboard/.
+dashboard_index="dist/dashboard/index.html"
+if [ ! -f "$dashboard_index" ] || [ -n "$(find dashboard package-lock.json -newer "$dashboard_index" -print -quit)" ]; then
+  echo "setup: building the dashboard (vite build)"
+  "$root/node_modules/.bin/node" "$root/node_modules/vite/bin/vite.js" build -c dashboard/vite.config.ts >/dev/null
+fi

@@ -10,6 +10,7 @@ echo "== lint and format (biome)"
 biome ci --reporter=summary .
 echo "== typecheck (tsc, strict)"
 tsc -p tsconfig.json
+tsc -p dashboard/tsconfig.json
 echo "== tests"
 # Globs, not folders: Node 24's runner takes a folder argument for a module path.
 # One test file per core at least two at once (Node's default is cores - 1, one file at a time on two cores):

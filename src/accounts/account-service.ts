@@ -38,6 +38,11 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** What may be shown of a webhook secret after its creation: its prefix and last four characters. */
+export function webhookSecretHint(secret: string): string {
+  return `whsec_…${secret.slice(-4)}`;
+}
+
 export function isWellFormedKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
@@ -45,10 +50,13 @@ export function isWellFormedKey(key: string): boolean {
 export class AccountService {
   readonly #store: AccountStore;
   readonly #defaultRateLimit: number;
+  readonly #now: () => number;
 
-  constructor(store: AccountStore, options: { defaultRateLimit: number }) {
+  /** `now`: the clock of rotations and disabling (tests move it). */
+  constructor(store: AccountStore, options: { defaultRateLimit: number; now?: () => number }) {
     this.#store = store;
     this.#defaultRateLimit = options.defaultRateLimit;
+    this.#now = options.now ?? Date.now;
   }
 
   async createAccount(name: string, rateLimit?: number): Promise<{ account: Account; key: NewKey }> {
@@ -107,6 +115,46 @@ export class AccountService {
 
   getAccount(id: string): Promise<Account | undefined> {
     return this.#store.getAccount(id);
+  }
+
+  /** Operator changes: the rate limit, and disabling (refuses the account's keys and sessions) or enabling. */
+  async updateAccount(id: string, changes: { rateLimit?: number; disabled?: boolean }): Promise<Account> {
+    const disabledAt = changes.disabled === undefined ? undefined : changes.disabled ? this.#now() : null;
+    const found = await this.#store.updateAccount(id, {
+      ...(changes.rateLimit === undefined ? {} : { rateLimit: changes.rateLimit }),
+      ...(disabledAt === undefined ? {} : { disabledAt }),
+    });
+    const account = found ? await this.#store.getAccount(id) : undefined;
+    if (!account) throw new NotFoundError(`No account ${id}.`);
+    return account;
+  }
+
+  /**
+   * A new webhook secret, returned once. The previous one keeps signing deliveries (next to the new one)
+   * for `graceMs`, so receivers can switch without losing any.
+   */
+  async rotateWebhookSecret(
+    id: string,
+    graceMs: number,
+  ): Promise<{ secret: string; previousValidUntil: number; rotatedAt: number }> {
+    const secret = generateWebhookSecret();
+    const rotatedAt = this.#now();
+    const previousValidUntil = rotatedAt + graceMs;
+    if (!(await this.#store.rotateWebhookSecret(id, secret, previousValidUntil, rotatedAt)))
+      throw new NotFoundError(`No account ${id}.`);
+    return { secret, previousValidUntil, rotatedAt };
+  }
+
+  /** The secrets deliveries are signed with now: the current one, and the previous one during its grace. */
+  async signingSecrets(accountId: string): Promise<string[] | undefined> {
+    const account = await this.#store.getAccount(accountId);
+    if (!account) return undefined;
+    const { webhookSecret, previousWebhookSecret, previousSecretValidUntil } = account;
+    const inGrace =
+      previousWebhookSecret !== undefined &&
+      previousSecretValidUntil !== undefined &&
+      this.#now() < previousSecretValidUntil;
+    return inGrace ? [webhookSecret, previousWebhookSecret] : [webhookSecret];
   }
 
   getUsage(accountId: string) {

@@ -6,6 +6,12 @@ export interface Account {
   rateLimit: number;
   webhookSecret: string;
   createdAt: number;
+  /** Set by an operator: the account's keys and sessions are refused from then on. */
+  disabledAt?: number;
+  /** The secret before the last rotation, which still signs deliveries until `previousSecretValidUntil`. */
+  previousWebhookSecret?: string;
+  previousSecretValidUntil?: number;
+  webhookSecretRotatedAt?: number;
 }
 
 /**
@@ -70,6 +76,10 @@ export interface AccountStore {
   findByKeyHash(hash: string): Promise<KeyOwner | undefined>;
   /** Sets the key's `lastUsedAt` to `at` unless it was set after `unlessAfter` (one write a minute, not one a request). */
   touchKey(keyId: string, at: number, unlessAfter: number): Promise<void>;
+  /** Operator changes; `disabledAt: null` enables the account again. False when there is no such account. */
+  updateAccount(id: string, changes: { rateLimit?: number; disabledAt?: number | null }): Promise<boolean>;
+  /** The current secret becomes the previous one (valid until `previousValidUntil`) and `secret` the current. */
+  rotateWebhookSecret(id: string, secret: string, previousValidUntil: number, at: number): Promise<boolean>;
   addUsage(accountId: string, delta: Partial<Usage>): Promise<void>;
   getUsage(accountId: string): Promise<Usage>;
   /** Adds to the account's counters of `date` (YYYY-MM-DD) and `kind`, creating them at zero first. */

@@ -17,7 +17,7 @@ function parseLimit(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-async function withServices<T>(
+export async function withServices<T>(
   config: Config,
   fn: (s: Awaited<ReturnType<typeof openServices>>) => Promise<T>,
 ) {

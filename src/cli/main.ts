@@ -10,6 +10,7 @@ import { accountCommand, keyCommand } from './admin-commands.ts';
 import { connectorCommand } from './connector-command.ts';
 import { openapiCommand, serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
+import { userCommand } from './user-command.ts';
 
 const USAGE = `Usage: presso <command> [options]
 
@@ -19,6 +20,9 @@ Commands:
   account create --name N [--rate-limit N] Create an account and its first API key (prints JSON)
   account list                            List accounts with their keys (prefixes only)
   key create --account ID                 Create another API key for an account
+  user create (--account ID | --name N) --email E [--role owner|member|operator] [--invite]
+                                          Create a dashboard user (password from stdin or a prompt; with
+                                          --name, in a new account); --invite prints a one-time link instead
   key revoke KEY_ID                       Revoke a key
   connector add --account ID --kind K --bucket B [--region R] [--name N] --credentials JSON|@file
                                           Add a store connector (s3, r2, b2, spaces, gcs, azure) after a probe write
@@ -43,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
       region: { type: 'string' },
       credentials: { type: 'string' },
       role: { type: 'string' },
+      email: { type: 'string' },
+      invite: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -56,8 +62,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `serve --role` is PRESSO_ROLE for this process: one place checks it (runtime/scaled-config.ts).
+  // (`user create --role` is the user's role.)
   const config = loadConfig(
-    values.role === undefined ? process.env : { ...process.env, PRESSO_ROLE: values.role },
+    values.role === undefined || command !== 'serve'
+      ? process.env
+      : { ...process.env, PRESSO_ROLE: values.role },
   );
   switch (command) {
     case 'serve':
@@ -68,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
       return accountCommand(config, sub, values);
     case 'key':
       return keyCommand(config, sub, rest[0] ?? values.account, values);
+    case 'user':
+      return userCommand(config, sub, values);
     case 'connector':
       return connectorCommand(config, sub, rest[0], values);
     default:

@@ -20,6 +20,7 @@ import { sandboxConfig } from '../processors/shared/config.ts';
 import { videoConfig } from '../processors/video/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
 import { scaledConfig } from '../runtime/scaled-config.ts';
+import { sessionsConfig } from '../users/config.ts';
 import { webhooksConfig } from '../webhooks/config.ts';
 import {
   describeVars,
@@ -63,6 +64,7 @@ const SECTIONS = {
   webhooks: webhooksConfig,
   storage: storageConfig,
   rateLimit: rateLimitConfig,
+  sessions: sessionsConfig,
   connectors: connectorsConfig,
   images: imageConfig,
   videos: videoConfig,

@@ -17,7 +17,13 @@ export const ERRORS = {
   UNAUTHORIZED: { status: 401, message: 'An API key is required (HTTP Basic or Bearer).' },
   HTTPS_REQUIRED: { status: 403, message: 'HTTPS is required; plain HTTP requests are not processed.' },
   FORBIDDEN: { status: 403, message: 'This action is not allowed for this user or key.' },
+  ACCOUNT_DISABLED: { status: 403, message: 'This account is disabled; contact the operator.' },
+  CSRF_FAILED: {
+    status: 403,
+    message: 'The X-CSRF-Token header is missing or wrong, or the Origin is not this service.',
+  },
   NOT_FOUND: { status: 404, message: 'Not found.' },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   GONE: { status: 410, message: 'This download link has expired.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
@@ -116,6 +122,25 @@ export class InsecureTransportError extends PressoError {
 export class ForbiddenError extends PressoError {
   constructor(message?: string) {
     super('FORBIDDEN', message);
+  }
+}
+
+export class AccountDisabledError extends PressoError {
+  constructor() {
+    super('ACCOUNT_DISABLED');
+  }
+}
+
+/** A state change made with a session cookie lacks the session's CSRF token or came from another origin. */
+export class CsrfError extends PressoError {
+  constructor(message?: string) {
+    super('CSRF_FAILED', message);
+  }
+}
+
+export class ConflictError extends PressoError {
+  constructor(message: string) {
+    super('CONFLICT', message);
   }
 }
 

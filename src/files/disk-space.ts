@@ -7,6 +7,8 @@ import { statfs } from 'node:fs/promises';
 export interface DiskSpace {
   /** Bytes an unprivileged writer can still use (`bavail`, not `bfree`: root's reserve is not ours). */
   freeBytes: number;
+  /** The filesystem's size. */
+  totalBytes: number;
   minFreeBytes: number;
   low: boolean;
 }
@@ -24,6 +26,11 @@ export class DiskSpaceMonitor {
   async check(): Promise<DiskSpace> {
     const stats = await statfs(this.#path);
     const freeBytes = stats.bavail * stats.bsize;
-    return { freeBytes, minFreeBytes: this.#minFreeBytes, low: freeBytes < this.#minFreeBytes };
+    return {
+      freeBytes,
+      totalBytes: stats.blocks * stats.bsize,
+      minFreeBytes: this.#minFreeBytes,
+      low: freeBytes < this.#minFreeBytes,
+    };
   }
 }

@@ -3,6 +3,7 @@
  * server share it. Routes translate between HTTP and the job service; they hold no business logic.
  */
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
@@ -16,9 +17,12 @@ import type { JobService } from '../jobs/job-service.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import type { RequestParser } from '../jobs/request-params.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { SessionService } from '../users/session-service.ts';
+import type { UserService } from '../users/user-service.ts';
 import { ajv } from '../validation/schema-validator.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
+import { CspReportLog } from './csp-reports.ts';
 import { errorBody, JSON_BODY_LIMIT, makeErrorHandler } from './error-handler.ts';
 import { registerAbandonedBodies } from './plugins/abandoned-bodies.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
@@ -27,6 +31,8 @@ import './request-context.ts';
 import type { SandboxMode } from '../processors/shared/sandbox.ts';
 import { accountRoute } from './routes/account.ts';
 import { connectorsRoute } from './routes/connectors.ts';
+import { cspReportsRoute } from './routes/csp-reports.ts';
+import { dashboardRoute } from './routes/dashboard.ts';
 import { downloadsRoute } from './routes/downloads.ts';
 import { fetchRoute } from './routes/fetch.ts';
 import { healthRoute } from './routes/health.ts';
@@ -34,7 +40,11 @@ import { jobEventsRoute } from './routes/job-events.ts';
 import { jobsRoute } from './routes/jobs.ts';
 import { keysRoute } from './routes/keys.ts';
 import { openapiRoute } from './routes/openapi.ts';
+import { type MetricTotals, operatorRoute } from './routes/operator.ts';
+import { sessionRoute } from './routes/session.ts';
 import { uploadRoute } from './routes/upload.ts';
+import { usersRoute } from './routes/users.ts';
+import { webhookSecretRoute } from './routes/webhook-secret.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
 import { UploadFolders } from './upload-folders.ts';
 import { UploadSlots } from './upload-slots.ts';
@@ -52,17 +62,25 @@ export interface AppDeps {
   files: FileStore;
   webhookStore: WebhookStore;
   connectors: ConnectorService;
+  /** Dashboard users and invites, and their sessions (routes/session.ts, users.ts, operator.ts). */
+  users: UserService;
+  sessions: SessionService;
   replayWebhook: (deliveryId: string, accountId: string) => Promise<boolean>;
   parser: RequestParser;
   limiter: RateLimiter;
   /** Free space of the data directory, for readiness (`/healthz`). */
   diskSpace: Pick<DiskSpaceMonitor, 'check'>;
+  config?: { webhooks: { secretGraceMs: number }; jobs: { workers: number; mediaWorkers: number } };
   /** True once shutdown began: `/healthz` answers 503 so balancers stop sending (default: never). */
   isShuttingDown?: () => boolean;
   /** The isolation of external tools (`PRESSO_SANDBOX`), which `/healthz` reports (default: bwrap). */
   sandbox?: SandboxMode;
   /** Sees every answered request (metrics); optional. */
   requestObserver?: RequestObserver;
+  /** Where the dashboard's CSP violation reports are counted (default: a new one, as `app.cspReports`). */
+  cspReports?: CspReportLog;
+  /** Job and webhook totals for the operator's overview; optional. */
+  metrics?: MetricTotals;
 }
 
 export interface RequestObserver {
@@ -85,7 +103,12 @@ export interface AppOptions {
   /** Where uploads are written while their request is read (upload-folders.ts); emptied at start. */
   uploadsDir: string;
   serverFactory?: FastifyServerFactory;
+  /** The built dashboard served under /dashboard/ (default: dist/dashboard of this checkout). */
+  dashboardDir?: string;
 }
+
+/** Where scripts/setup.sh builds the dashboard. */
+export const DEFAULT_DASHBOARD_DIR = resolve(import.meta.dirname, '..', '..', 'dist', 'dashboard');
 
 /**
  * The router refuses a longer path segment (414). Download links keep their name segment within 100
@@ -157,16 +180,24 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
         securitySchemes: {
           basic: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password.' },
           bearer: { type: 'http', scheme: 'bearer' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'presso_session',
+            description: 'Dashboard session (POST /1.0/session); state changes also need X-CSRF-Token.',
+          },
         },
       },
-      security: [{ basic: [] }, { bearer: [] }],
+      security: [{ basic: [] }, { bearer: [] }, { session: [] }],
     },
   });
 
   registerAccessControl(app, {
     accounts: deps.accounts,
+    sessions: deps.sessions,
     limiter: deps.limiter,
     anonymousLimit: options.defaultRateLimit,
+    origin: new URL(options.publicUrl).origin,
   });
 
   const uploads = new UploadFolders(options.uploadsDir);
@@ -200,6 +231,26 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   });
   await app.register(connectorsRoute, { connectors: deps.connectors });
   await app.register(openapiRoute);
+  const cspReports = deps.cspReports ?? new CspReportLog();
+  app.decorate('cspReports', cspReports);
+  await app.register(cspReportsRoute, { log: cspReports });
+  await app.register(dashboardRoute, { dir: options.dashboardDir ?? DEFAULT_DASHBOARD_DIR });
+  // Dashboard users and sessions, the webhook secret, the operator's view (issue 22).
+  const origin = new URL(options.publicUrl).origin;
+  await app.register(sessionRoute, { sessions: deps.sessions, origin });
+  await app.register(usersRoute, { users: deps.users, sessions: deps.sessions, origin });
+  await app.register(webhookSecretRoute, {
+    accounts: deps.accounts,
+    graceMs: deps.config?.webhooks.secretGraceMs ?? 86_400_000,
+  });
+  await app.register(operatorRoute, {
+    accounts: deps.accounts,
+    users: deps.users,
+    queue: deps.queue,
+    diskSpace: deps.diskSpace,
+    metrics: deps.metrics,
+    workers: { standard: deps.config?.jobs.workers ?? 0, media: deps.config?.jobs.mediaWorkers ?? 0 },
+  });
   await app.register(healthRoute, {
     queue: deps.queue,
     diskSpace: deps.diskSpace,

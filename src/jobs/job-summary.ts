@@ -36,7 +36,9 @@ export const JobSummarySchema = Type.Object(
     startedAt: Type.Optional(Time),
     finishedAt: Type.Optional(Time),
     progress: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-    input: Type.Optional(Type.Object({ name: Type.String(), size: Type.Integer() })),
+    input: Type.Optional(
+      Type.Object({ name: Type.String(), size: Type.Integer(), type: Type.Optional(Type.String()) }),
+    ),
     output: Type.Optional(Type.Object({ name: Type.String(), size: Type.Integer(), format: Type.String() })),
     message: Type.Optional(Type.String({ description: 'Why a failed job failed.' })),
   },
@@ -71,7 +73,12 @@ export function jobSummary(job: Job): JobSummary {
   if (job.startedAt !== undefined) summary.startedAt = iso(job.startedAt);
   if (job.finishedAt !== undefined) summary.finishedAt = iso(job.finishedAt);
   if (job.status === 'processing' && job.progress !== undefined) summary.progress = job.progress;
-  if (job.input !== undefined) summary.input = { name: job.input.name, size: job.input.size };
+  if (job.input !== undefined)
+    summary.input = {
+      name: job.input.name,
+      size: job.input.size,
+      ...(kind === undefined ? {} : { type: kind }),
+    };
   if (job.output !== undefined) {
     const { name, size, format } = job.output.descriptor;
     summary.output = { name, size, format };

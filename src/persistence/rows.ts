@@ -3,10 +3,17 @@
  * by test/persistence/postgres.test.ts) and their mapping to the domain's records: written once for both
  * dialects' stores.
  */
-import type { Account, ApiKeyRecord, DailyUsage, KeyScope } from '../accounts/account-store.ts';
+import {
+  type Account,
+  type ApiKeyRecord,
+  type DailyUsage,
+  KEY_SCOPES,
+  type KeyScope,
+} from '../accounts/account-store.ts';
 import type { ConnectorRecord } from '../connectors/connector-store.ts';
 import type { Job, JobStep } from '../jobs/job.ts';
 import type { StoreKind } from '../stores/external-store.ts';
+import type { InviteRecord, SessionRecord, UserRecord, UserRole } from '../users/user-store.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState } from '../webhooks/webhook-store.ts';
 
 export interface JobRow {
@@ -70,6 +77,10 @@ export interface AccountRow {
   rate_limit: number;
   webhook_secret: string;
   created_at: number;
+  disabled_at: number | null;
+  webhook_secret_previous: string | null;
+  webhook_secret_previous_until: number | null;
+  webhook_secret_rotated_at: number | null;
 }
 
 export interface KeyRow {
@@ -87,23 +98,34 @@ export interface KeyRow {
 /** The key columns every key query selects (never the hash). */
 export const KEY_COLUMNS = 'id, account_id, name, prefix, scopes, created_at, revoked_at, last_used_at';
 
-export const toScopes = (text: string): KeyScope[] =>
-  text.split(' ').filter((scope): scope is KeyScope => scope === 'jobs' || scope === 'connectors');
-
+/** Optional fields are left out when unset, so a record reads back exactly as it was written. */
 export const toAccount = (r: AccountRow): Account => ({
   id: r.id,
   name: r.name,
   rateLimit: r.rate_limit,
   webhookSecret: r.webhook_secret,
   createdAt: r.created_at,
+  ...(r.disabled_at === null ? {} : { disabledAt: r.disabled_at }),
+  ...(r.webhook_secret_previous === null ? {} : { previousWebhookSecret: r.webhook_secret_previous }),
+  ...(r.webhook_secret_previous_until === null
+    ? {}
+    : { previousSecretValidUntil: r.webhook_secret_previous_until }),
+  ...(r.webhook_secret_rotated_at === null ? {} : { webhookSecretRotatedAt: r.webhook_secret_rotated_at }),
 });
+
+/** Scopes are stored space-separated; unknown words (none today) are dropped rather than trusted. */
+export const parseScopes = (text: string): KeyScope[] =>
+  KEY_SCOPES.filter((scope) => text.split(' ').includes(scope));
+
+export const formatScopes = (scopes: readonly KeyScope[] | undefined): string =>
+  (scopes ?? KEY_SCOPES).join(' ');
 
 export const toKey = (r: KeyRow): ApiKeyRecord => ({
   id: r.id,
   accountId: r.account_id,
   name: r.name,
   prefix: r.prefix,
-  scopes: toScopes(r.scopes),
+  scopes: parseScopes(r.scopes),
   createdAt: r.created_at,
   revokedAt: r.revoked_at ?? undefined,
   lastUsedAt: r.last_used_at ?? undefined,
@@ -195,3 +217,57 @@ export function toAttempt(row: AttemptRow): WebhookAttempt {
     durationMs: row.duration_ms,
   };
 }
+
+export interface UserRow {
+  id: string;
+  account_id: string;
+  email: string;
+  role: UserRole;
+  password_hash: string;
+  created_at: number;
+  last_sign_in_at: number | null;
+}
+
+export const toUser = (r: UserRow): UserRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  email: r.email,
+  role: r.role,
+  passwordHash: r.password_hash,
+  createdAt: r.created_at,
+  lastSignInAt: r.last_sign_in_at ?? undefined,
+});
+
+export interface InviteRow {
+  token_hash: string;
+  account_id: string;
+  email: string;
+  role: UserRole;
+  created_at: number;
+  expires_at: number;
+}
+
+export const toInvite = (r: InviteRow): InviteRecord => ({
+  tokenHash: r.token_hash,
+  accountId: r.account_id,
+  email: r.email,
+  role: r.role,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
+
+export interface SessionRow {
+  id_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+export const toSession = (r: SessionRow): SessionRecord => ({
+  idHash: r.id_hash,
+  userId: r.user_id,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  expiresAt: r.expires_at,
+});

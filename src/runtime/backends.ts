@@ -11,6 +11,7 @@ import type { JobQueue } from '../jobs/job-queue.ts';
 import type { JobSecretBox } from '../jobs/job-secrets.ts';
 import type { JobStore } from '../jobs/job-store.ts';
 import type { RateLimiter } from '../ratelimit/rate-limiter.ts';
+import type { SessionStore, UserStore } from '../users/user-store.ts';
 import type { DeliverySchedule } from '../webhooks/delivery-schedule.ts';
 import type { WebhookStore } from '../webhooks/webhook-store.ts';
 
@@ -25,6 +26,9 @@ export interface Backends {
   webhookSchedule: DeliverySchedule;
   accountStore: AccountStore;
   connectorStore: ConnectorStore;
+  /** Dashboard users and invites, and their sessions. */
+  userStore: UserStore;
+  sessionStore: SessionStore;
   /** The AES-256 key of connector credentials (the operator's, or the one kept in the embedded data directory). */
   connectorKey: Buffer;
   /** Seals the secrets of jobs (a key derived from the connector key): the job store seals, the runner opens. */

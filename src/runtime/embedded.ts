@@ -13,6 +13,8 @@ import { SqliteAccountStore } from '../persistence/sqlite/sqlite-account-store.t
 import { SqliteConnectorStore } from '../persistence/sqlite/sqlite-connector-store.ts';
 import { SqliteJobQueue } from '../persistence/sqlite/sqlite-job-queue.ts';
 import { SqliteJobStore } from '../persistence/sqlite/sqlite-job-store.ts';
+import { SqliteSessionStore } from '../persistence/sqlite/sqlite-session-store.ts';
+import { SqliteUserStore } from '../persistence/sqlite/sqlite-user-store.ts';
 import { SqliteWebhookStore } from '../persistence/sqlite/sqlite-webhook-store.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter.ts';
 import { PollingDeliverySchedule } from '../webhooks/polling-delivery-schedule.ts';
@@ -43,6 +45,8 @@ export async function openEmbeddedBackends(config: Config, logger: Logger): Prom
     }),
     accountStore: new SqliteAccountStore(db),
     connectorStore: new SqliteConnectorStore(db),
+    userStore: new SqliteUserStore(db),
+    sessionStore: new SqliteSessionStore(db),
     connectorKey,
     jobSecrets,
     localDataDir: config.dataDir,

@@ -6,10 +6,11 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestObserver } from '../http/app.ts';
+import type { MetricTotals } from '../http/routes/operator.ts';
 import type { FinishedJob, JobObserver } from '../jobs/job-context.ts';
 import type { JobQueue, LaneStats } from '../jobs/job-queue.ts';
 
-export class ServiceMetrics implements RequestObserver, JobObserver {
+export class ServiceMetrics implements RequestObserver, JobObserver, MetricTotals {
   readonly registry = new Registry();
   readonly #requests: Counter<'method' | 'route' | 'status'>;
   readonly #latency: Histogram<'method' | 'route'>;
@@ -115,6 +116,26 @@ export class ServiceMetrics implements RequestObserver, JobObserver {
 
   webhookOutcome(outcome: 'succeeded' | 'retry' | 'failed'): void {
     this.#webhooks.inc({ outcome });
+  }
+
+  /** Totals since this process started, for the operator's overview: jobs by kind and outcome, webhook attempts. */
+  async totals(): Promise<{
+    jobs: { kind: string; status: string; count: number }[];
+    webhooks: { outcome: string; count: number }[];
+  }> {
+    const jobs = new Map<string, { kind: string; status: string; count: number }>();
+    for (const { labels, value } of (await this.#jobs.get()).values) {
+      const kind = String(labels.kind);
+      const status = String(labels.status);
+      const entry = jobs.get(`${kind}/${status}`) ?? { kind, status, count: 0 };
+      entry.count += value;
+      jobs.set(`${kind}/${status}`, entry);
+    }
+    const webhooks = (await this.#webhooks.get()).values.map(({ labels, value }) => ({
+      outcome: String(labels.outcome),
+      count: value,
+    }));
+    return { jobs: [...jobs.values()], webhooks };
   }
 
   text(): Promise<string> {

@@ -17,6 +17,8 @@ import { openPostgres } from '../persistence/postgres/database.ts';
 import { PgAccountStore } from '../persistence/postgres/pg-account-store.ts';
 import { PgConnectorStore } from '../persistence/postgres/pg-connector-store.ts';
 import { PgJobStore } from '../persistence/postgres/pg-job-store.ts';
+import { PgSessionStore } from '../persistence/postgres/pg-session-store.ts';
+import { PgUserStore } from '../persistence/postgres/pg-user-store.ts';
 import { PgWebhookStore } from '../persistence/postgres/pg-webhook-store.ts';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter.ts';
 import { BullMqDeliverySchedule } from '../webhooks/bullmq-delivery-schedule.ts';
@@ -105,6 +107,8 @@ export async function openScaledBackends(config: Config, logger: Logger): Promis
     webhookSchedule,
     accountStore: new PgAccountStore(pool),
     connectorStore: new PgConnectorStore(pool),
+    userStore: new PgUserStore(pool),
+    sessionStore: new PgSessionStore(pool),
     connectorKey,
     jobSecrets,
     localDataDir: config.dataDir,

@@ -25,6 +25,8 @@ import { createPdfProcessor } from '../processors/pdf/pdf-processor.ts';
 import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
 import { createVideoProcessor } from '../processors/video/video-processor.ts';
+import { SessionService } from '../users/session-service.ts';
+import { UserService } from '../users/user-service.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
 import { dataPaths } from './data-dir.ts';
@@ -39,6 +41,9 @@ export interface Services extends Omit<Backends, 'close'> {
   requestObserver: ServiceMetrics;
   accounts: AccountService;
   connectors: ConnectorService;
+  /** Dashboard users and invites, and their sign-in sessions. */
+  users: UserService;
+  sessions: SessionService;
   outbound: OutboundClient;
   processors: ProcessorRegistry;
   parser: RequestParser;
@@ -112,7 +117,7 @@ export function buildServices(
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,
     client: outbound,
-    secretFor: async (accountId) => (await accounts.getAccount(accountId))?.webhookSecret,
+    secretFor: (accountId) => accounts.signingSecrets(accountId),
     userAgent: `${config.service.name}/1.0 (+${config.service.siteUrl})`,
     timeoutMs: config.webhooks.timeoutMs,
     retrySchedule: config.webhooks.retrySchedule,
@@ -155,6 +160,14 @@ export function buildServices(
     requestObserver: metrics,
     accounts,
     connectors,
+    users: new UserService(
+      { store: backends.userStore, sessions: backends.sessionStore, accounts },
+      { publicUrl: config.server.publicUrl },
+    ),
+    sessions: new SessionService(
+      { users: backends.userStore, sessions: backends.sessionStore, accounts, limiter: backends.limiter },
+      config.sessions,
+    ),
     outbound,
     processors,
     parser: new RequestParser(processors),

@@ -17,8 +17,11 @@ import type { WebhookDelivery, WebhookStore } from './webhook-store.ts';
 export interface WebhookDispatcherOptions {
   store: WebhookStore;
   client: OutboundClient;
-  /** The account's webhook secret; undefined when the account is gone (the delivery then fails). */
-  secretFor: (accountId: string) => Promise<string | undefined>;
+  /**
+   * The account's webhook secret, or its secrets while a rotation's grace period lasts (each signs, the
+   * signatures space-separated); undefined when the account is gone (the delivery then fails).
+   */
+  secretFor: (accountId: string) => Promise<string | readonly string[] | undefined>;
   userAgent: string;
   /** Per attempt. */
   timeoutMs: number;
@@ -131,8 +134,9 @@ export class WebhookDispatcher {
     let outcome: Outcome;
 
     try {
-      const secret = await this.#options.secretFor(delivery.accountId);
-      if (secret === undefined) {
+      const found = await this.#options.secretFor(delivery.accountId);
+      const secrets = typeof found === 'string' ? [found] : (found ?? []);
+      if (secrets.length === 0) {
         error = 'The account has no webhook secret (was it deleted?); nothing was sent.';
         outcome = 'failed';
       } else {
@@ -145,7 +149,9 @@ export class WebhookDispatcher {
             'user-agent': this.#options.userAgent,
             'webhook-id': delivery.id,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signWebhook(secret, delivery.id, timestamp, delivery.payload),
+            'webhook-signature': secrets
+              .map((secret) => signWebhook(secret, delivery.id, timestamp, delivery.payload))
+              .join(' '),
           },
           timeoutMs: this.#options.timeoutMs,
           // The client enforces the time-out; ours is a backstop in case it does not.

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { corpus } from '../support/corpus.ts';
+import { PASSWORD, signIn } from '../support/dashboard.ts';
 import { bearer, startTestPresso, type TestPresso } from '../support/presso.ts';
 import type { Receiver } from '../support/receiver.ts';
 import { startScriptedReceiver } from '../support/webhook-flow.ts';
@@ -22,10 +23,11 @@ describe('account resources (end to end)', () => {
     await receiver?.close();
   });
 
-  test('a key is created with its secret once, works, is listed as used, revokes itself and is refused', async () => {
-    const response = await presso.request('/1.0/keys', {
+  test('an owner creates a key, its secret shown once; it works, is listed as used, revokes itself and is refused', async () => {
+    await presso.services.users.createUser(presso.account.id, 'owner@example.com', 'owner', PASSWORD);
+    const owner = await signIn(presso, 'owner@example.com');
+    const response = await owner.request('/1.0/keys', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'laptop' }),
     });
     assert.equal(response.status, 201);

@@ -160,5 +160,48 @@ export function accountStoreContract(name: string, factory: () => Promise<Accoun
       );
       assert.deepEqual(await subject.store.listDailyUsage(randomUUID(), '2026-01-01'), []);
     });
+
+    it('keeps the scopes a key was given', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a));
+      await subject.store.addKey(
+        keyRecord(a.id, 'k_jobs', { prefix: 'psk_j', createdAt: 2, scopes: ['jobs'] }),
+        'h_jobs',
+      );
+      assert.deepEqual((await subject.store.findByKeyHash('h_jobs'))?.scopes, ['jobs']);
+      assert.deepEqual(
+        (await subject.store.listKeys(a.id)).map((k) => k.scopes),
+        [['jobs', 'connectors'], ['jobs']],
+      );
+    });
+
+    it('changes the rate limit, disables and enables an account', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a));
+      assert.equal(await subject.store.updateAccount(a.id, { rateLimit: 7 }), true);
+      assert.deepEqual(await subject.store.getAccount(a.id), { ...a, rateLimit: 7 });
+      assert.equal(await subject.store.updateAccount(a.id, { disabledAt: 99 }), true);
+      assert.deepEqual(await subject.store.getAccount(a.id), { ...a, rateLimit: 7, disabledAt: 99 });
+      // A change that names neither field leaves both as they are.
+      assert.equal(await subject.store.updateAccount(a.id, {}), true);
+      assert.equal((await subject.store.getAccount(a.id))?.disabledAt, 99);
+      await subject.store.updateAccount(a.id, { disabledAt: null });
+      assert.deepEqual(await subject.store.getAccount(a.id), { ...a, rateLimit: 7 });
+      assert.equal(await subject.store.updateAccount(randomUUID(), { rateLimit: 1 }), false);
+    });
+
+    it('rotates the webhook secret, keeping the previous one with its end of validity', async () => {
+      const a = account('a');
+      await subject.store.createAccount(a, firstKey(a));
+      assert.equal(await subject.store.rotateWebhookSecret(a.id, 'whsec_new', 5000, 1000), true);
+      assert.deepEqual(await subject.store.getAccount(a.id), {
+        ...a,
+        webhookSecret: 'whsec_new',
+        previousWebhookSecret: 'whsec_x',
+        previousSecretValidUntil: 5000,
+        webhookSecretRotatedAt: 1000,
+      });
+      assert.equal(await subject.store.rotateWebhookSecret(randomUUID(), 'whsec_y', 1, 1), false);
+    });
   });
 }

@@ -5,17 +5,14 @@
  * other account with waiting work starts before it.
  */
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { EnqueueOptions, JobQueue } from '../../src/jobs/job-queue.ts';
 import { until } from '../support/until.ts';
-import type { JobQueueUnderTest } from './job-queue.contract.ts';
+import { deferred, type JobQueueUnderTest, queueSubjects } from './job-queue.contract.ts';
 
 function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
+  const { promise, resolve } = deferred();
+  return { opened: promise, open: resolve };
 }
 
 /** A recorder of the order jobs started in; a job listed in `held` waits for its gate (or the stop's abort). */
@@ -56,20 +53,7 @@ function startedBetween(started: string[], mark: number, id: string, prefix: str
 
 export function jobQueueFairnessContract(name: string, factory: () => Promise<JobQueueUnderTest>): void {
   describe(`JobQueue fairness contract: ${name}`, () => {
-    let subject: JobQueueUnderTest;
-    const queues: JobQueue[] = [];
-    const open = async () => {
-      const q = await subject.open();
-      queues.push(q);
-      return q;
-    };
-    beforeEach(async () => {
-      subject = await factory();
-    });
-    afterEach(async () => {
-      for (const q of queues.splice(0)) await q.stop(100);
-      await subject.close();
-    });
+    const { open } = queueSubjects(factory);
 
     it('while account A floods a lane, B’s job starts after at most one more of A’s', async () => {
       const queue = await open();

@@ -18,7 +18,8 @@ export interface JobQueueUnderTest {
   crash?(queue: JobQueue): Promise<void>;
 }
 
-function deferred() {
+/** A promise with its resolver outside. */
+export function deferred() {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => {
     resolve = r;
@@ -36,22 +37,37 @@ async function runAll(queue: JobQueue, count: number): Promise<string[]> {
   return seen;
 }
 
-export function jobQueueContract(name: string, factory: () => Promise<JobQueueUnderTest>): void {
-  describe(`JobQueue contract: ${name}`, () => {
-    let subject: JobQueueUnderTest;
-    const queues: JobQueue[] = [];
-    const open = async () => {
+/**
+ * Inside a `describe`: a fresh subject for each test, and `open` for the queues a test uses, every one of
+ * them stopped (and the subject closed) after it.
+ */
+export function queueSubjects(factory: () => Promise<JobQueueUnderTest>) {
+  let subject: JobQueueUnderTest;
+  const queues: JobQueue[] = [];
+  beforeEach(async () => {
+    subject = await factory();
+  });
+  afterEach(async () => {
+    for (const q of queues.splice(0)) await q.stop(100);
+    await subject.close();
+  });
+  return {
+    subject: () => subject,
+    open: async () => {
       const q = await subject.open();
       queues.push(q);
       return q;
-    };
-    beforeEach(async () => {
-      subject = await factory();
-    });
-    afterEach(async () => {
-      for (const q of queues.splice(0)) await q.stop(100);
-      await subject.close();
-    });
+    },
+    /** Leaves `q` out of the stops after the test. */
+    forget: (q: JobQueue) => {
+      queues.splice(queues.indexOf(q), 1);
+    },
+  };
+}
+
+export function jobQueueContract(name: string, factory: () => Promise<JobQueueUnderTest>): void {
+  describe(`JobQueue contract: ${name}`, () => {
+    const { subject, open, forget } = queueSubjects(factory);
 
     it('runs every enqueued job once, in order, within the concurrency', async () => {
       const queue = await open();
@@ -194,10 +210,10 @@ export function jobQueueContract(name: string, factory: () => Promise<JobQueueUn
       }, 1);
       await first.enqueue('orphan');
       await started.promise;
-      await subject.crash?.(first);
+      await subject().crash?.(first);
       const second = await open();
       assert.deepEqual(await runAll(second, 1), ['orphan']);
-      queues.splice(queues.indexOf(first), 1); // its handler never settles; do not wait for it
+      forget(first); // its handler never settles; do not wait for it
     });
   });
 }

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { sseFrame } from '../../src/http/routes/job-events.ts';
 import { assertErrorBody } from '../api/helpers.ts';
 import { corpus } from '../support/corpus.ts';
+import { PASSWORD, signIn } from '../support/dashboard.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
 import { bearer } from '../support/presso.ts';
 import { until } from '../support/until.ts';
@@ -115,6 +116,15 @@ describe('live job events (SSE)', () => {
     );
     assert.equal(events[0]!.data.id, id);
     assert.equal(typeof events[0]!.data.url, 'string');
+    // The dashboard's EventSource sends the session cookie, no key.
+    await presso.services.users.createUser(presso.account.id, 'viewer@example.com', 'member', PASSWORD);
+    const viewer = await signIn(presso, 'viewer@example.com');
+    const bySession = await viewer.request(`/1.0/jobs/${id}/events`);
+    assert.equal(bySession.status, 200);
+    assert.deepEqual(
+      parseEvents(await bySession.text()).map((e) => e.data.status),
+      ['completed'],
+    );
   });
 
   test('a running job streams its status and progress as they change, and the stream ends with it', async () => {
@@ -135,19 +145,23 @@ describe('live job events (SSE)', () => {
         events.filter((e) => e.event === 'status').length === 2,
       'progress 80 was sent unless completion overtook it',
     );
-    assert.equal(presso.events.openWatches(), 0);
+    assert.equal(presso.services.events.openWatches(), 0);
   });
 
   test('a client that disconnects leaves no watch behind', async () => {
     const id = await submitHeld('held-2.png');
     const streams = [openStream(id), openStream(id)];
     for (const stream of streams) await stream.waitFor('the first event', (events) => events.length > 0);
-    assert.equal(presso.events.openWatches(), 2);
+    assert.equal(presso.services.events.openWatches(), 2);
     streams[0]!.destroy();
-    await until(async () => (presso.events.openWatches() === 1 ? true : undefined), 'one watch released', 10);
+    await until(
+      async () => (presso.services.events.openWatches() === 1 ? true : undefined),
+      'one watch released',
+      10,
+    );
     streams[1]!.destroy();
     await until(
-      async () => (presso.events.openWatches() === 0 ? true : undefined),
+      async () => (presso.services.events.openWatches() === 0 ? true : undefined),
       'every watch released',
       10,
     );
@@ -167,6 +181,6 @@ describe('live job events (SSE)', () => {
     await assertErrorBody(await presso.request('/1.0/jobs/00000000-0000-4000-8000-000000000000/events'), 404);
     await assertErrorBody(await presso.request('/1.0/jobs/not-a-uuid/events'), 404);
     await assertErrorBody(await presso.request(`/1.0/jobs/${id}/events`, { auth: false }), 401);
-    assert.equal(presso.events.openWatches(), 0);
+    assert.equal(presso.services.events.openWatches(), 0);
   });
 });

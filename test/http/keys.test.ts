@@ -1,12 +1,13 @@
 /**
  * API keys through app.inject(): GET /1.0/keys lists names, scopes, use and revocation (never a secret),
- * POST creates a key whose secret is in that answer only, DELETE revokes. Another account's key is 404.
- * Until dashboard sessions land, every call here is made with an API key (the session-only and owner-only
- * rules come with them); a key may revoke itself and no other.
+ * POST creates a key whose secret is in that answer only (an owner's dashboard session, with its CSRF token;
+ * never a key, never a member), DELETE revokes (an owner's session, or a key revoking itself). Another
+ * account's key is 404.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertErrorBody } from '../api/helpers.ts';
+import { PASSWORD, type SignedInClient, signIn } from '../support/dashboard.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
 import { bearer } from '../support/presso.ts';
 
@@ -23,8 +24,15 @@ interface KeyView {
 
 describe('API keys', () => {
   let presso: TestApp;
+  let owner: SignedInClient;
+  let member: SignedInClient;
   before(async () => {
     presso = await buildTestApp();
+    const { users } = presso.services;
+    await users.createUser(presso.account.id, 'owner@example.com', 'owner', PASSWORD);
+    await users.createUser(presso.account.id, 'member@example.com', 'member', PASSWORD);
+    owner = await signIn(presso, 'owner@example.com');
+    member = await signIn(presso, 'member@example.com');
   });
   after(() => presso?.close());
 
@@ -33,13 +41,9 @@ describe('API keys', () => {
     assert.equal(response.status, 200);
     return ((await response.json()) as { keys: KeyView[] }).keys;
   };
-  const createKey = (body: unknown, auth: string | false = bearer(presso.key)) =>
-    presso.request('/1.0/keys', {
-      method: 'POST',
-      auth,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  /** As the dashboard does: the owner's session and its CSRF token. */
+  const createKey = (body: unknown, as: SignedInClient = owner) =>
+    as.request('/1.0/keys', { method: 'POST', body: JSON.stringify(body) });
 
   test('the first key is listed with both scopes and its last use, and no secret', async () => {
     const keys = await listKeys();
@@ -80,12 +84,23 @@ describe('API keys', () => {
     assert.deepEqual(both.scopes, ['jobs', 'connectors']);
   });
 
-  test('a key cannot create a key with a scope it lacks', async () => {
-    const jobsOnly = (await (await createKey({ name: 'jobs only' })).json()) as KeyView;
-    const auth = bearer(jobsOnly.key!);
-    await assertErrorBody(await createKey({ name: 'escalate', scopes: ['connectors'] }, auth), 403);
-    await assertErrorBody(await createKey({ name: 'escalate', scopes: ['jobs', 'connectors'] }, auth), 403);
-    assert.equal((await createKey({ name: 'sibling' }, auth)).status, 201);
+  test('only an owner’s session creates keys: never a key (even one with every scope), a member, or without CSRF', async () => {
+    const byKey = await presso.request('/1.0/keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'minted by a key' }),
+    });
+    const refused = await assertErrorBody(byKey, 401);
+    assert.match(String(refused.message), /session/);
+    await assertErrorBody(await createKey({ name: 'by a member' }, member), 403);
+    const noCsrf = await owner.request('/1.0/keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'forged' }),
+      csrf: false,
+    });
+    await assertErrorBody(noCsrf, 403);
+    const names = (await listKeys()).map((k) => k.name);
+    for (const name of ['minted by a key', 'by a member', 'forged']) assert.ok(!names.includes(name));
   });
 
   test('a key needs a name; scopes are from the list, each once', async () => {
@@ -106,15 +121,23 @@ describe('API keys', () => {
     assert.ok(listed?.revokedAt);
   });
 
-  test('a key cannot revoke another key of its account (that takes an owner’s session)', async () => {
+  test('a key cannot revoke another key of its account, nor can a member; an owner’s session can', async () => {
     const created = (await (await createKey({ name: 'victim' })).json()) as KeyView;
-    const response = await presso.request(`/1.0/keys/${created.id}`, { method: 'DELETE' });
-    await assertErrorBody(response, 403);
+    const path = `/1.0/keys/${created.id}`;
+    await assertErrorBody(await presso.request(path, { method: 'DELETE' }), 403);
+    await assertErrorBody(await member.request(path, { method: 'DELETE' }), 403);
     assert.equal((await presso.request('/1.0/account', { auth: bearer(created.key!) })).status, 200);
+    assert.equal((await owner.request(path, { method: 'DELETE' })).status, 204);
+    assert.equal((await presso.request('/1.0/account', { auth: bearer(created.key!) })).status, 401);
+    const listed = (await (await member.request('/1.0/keys')).json()) as { keys: KeyView[] };
+    assert.ok(listed.keys.find((k) => k.id === created.id)?.revokedAt, 'a member reads the list');
   });
 
   test("another account's key id is 404, and its keys are not listed", async () => {
     const other = await presso.createAccount('other');
+    await presso.services.users.createUser(other.account.id, 'other@example.com', 'owner', PASSWORD);
+    const otherOwner = await signIn(presso, 'other@example.com');
+    await assertErrorBody(await otherOwner.request(`/1.0/keys/${presso.keyId}`, { method: 'DELETE' }), 404);
     const response = await presso.request(`/1.0/keys/${presso.keyId}`, {
       method: 'DELETE',
       auth: bearer(other.key),
@@ -133,6 +156,9 @@ describe('API keys', () => {
 
   test('without a key the key routes are 401', async () => {
     await assertErrorBody(await presso.request('/1.0/keys', { auth: false }), 401);
-    await assertErrorBody(await createKey({ name: 'x' }, false), 401);
+    await assertErrorBody(
+      await presso.request('/1.0/keys', { method: 'POST', auth: false, body: '{"name":"x"}' }),
+      401,
+    );
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The dashboard's migrations (issue 22) on both databases, over rows written before them: an existing API key
- * keeps working with both scopes (`jobs`, `connectors`) and an empty name, and an existing job is found by the
+ * keeps working with both scopes (`jobs`, `connectors`), an empty name and no last use, and an existing job is found by the
  * job list's filters (its kind, name and size copied out of the input's JSON).
  */
 import assert from 'node:assert/strict';
@@ -22,10 +22,10 @@ import { SqliteJobStore } from '../../src/persistence/sqlite/sqlite-job-store.ts
 import { useScratch } from '../support/scratch.ts';
 import { testPostgres } from '../support/services.ts';
 
-/** The index of the keys migration: the database is built as it was just before it. */
+/** The index of the dashboard's keys migration: the database is built as it was just before it. */
 function keysMigration(migrations: readonly string[]): number {
-  const index = migrations.findIndex((sql) => /ADD COLUMN scopes\b/.test(sql));
-  assert.ok(index > 0, 'the key scopes migration is there');
+  const index = migrations.findIndex((sql) => /ADD COLUMN last_used_at\b/.test(sql));
+  assert.ok(index > 0, 'the key names migration is there');
   return index;
 }
 
@@ -33,7 +33,10 @@ const jobId = randomUUID();
 const input = JSON.stringify({ name: 'old_photo.jpg', size: 1234, sha1: 'a'.repeat(40), type: 'image' });
 /** Statements as the code before the migrations wrote rows; `$n` placeholders are rewritten for SQLite. */
 const LEGACY = [
-  ['INSERT INTO accounts VALUES ($1, $2, $3, $4, $5)', ['acct', 'old', 10, 'whsec_x', 1]],
+  [
+    'INSERT INTO accounts (id, name, rate_limit, webhook_secret, created_at) VALUES ($1, $2, $3, $4, $5)',
+    ['acct', 'old', 10, 'whsec_x', 1],
+  ],
   [
     'INSERT INTO api_keys (id, account_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5)',
     ['key_old', 'acct', 'psk_old', 'hash-old', 2],

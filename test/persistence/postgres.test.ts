@@ -13,11 +13,15 @@ import { PG_MIGRATIONS } from '../../src/persistence/postgres/migrations.ts';
 import { PgAccountStore } from '../../src/persistence/postgres/pg-account-store.ts';
 import { PgConnectorStore } from '../../src/persistence/postgres/pg-connector-store.ts';
 import { PgJobStore } from '../../src/persistence/postgres/pg-job-store.ts';
+import { PgSessionStore } from '../../src/persistence/postgres/pg-session-store.ts';
+import { PgUserStore } from '../../src/persistence/postgres/pg-user-store.ts';
 import { PgWebhookStore } from '../../src/persistence/postgres/pg-webhook-store.ts';
 import { openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { accountStoreContract } from '../contracts/account-store.contract.ts';
 import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
 import { jobStoreContract } from '../contracts/job-store.contract.ts';
+import { sessionStoreContract } from '../contracts/session-store.contract.ts';
+import { userStoreContract } from '../contracts/user-store.contract.ts';
 import { webhookStoreContract } from '../contracts/webhook-store.contract.ts';
 import { testPostgres } from '../support/services.ts';
 
@@ -95,6 +99,52 @@ connectorStoreContract('postgres', async () => {
   }
   return { store: new PgConnectorStore(pool), accounts: ['acc-a', 'acc-b'] };
 });
+
+/** Two accounts (and, with `users`, one user in each) in a fresh schema, for the stores whose rows reference them. */
+async function poolWithAccounts(users: boolean): Promise<pg.Pool> {
+  const pool = await freshPool();
+  const accounts = new PgAccountStore(pool);
+  const userStore = new PgUserStore(pool);
+  for (const id of ['acc-a', 'acc-b']) {
+    await accounts.createAccount(
+      { id, name: id, rateLimit: 10, webhookSecret: 'x', createdAt: 0 },
+      {
+        key: {
+          id: `key-${id}`,
+          accountId: id,
+          name: id,
+          prefix: id,
+          scopes: ['jobs', 'connectors'],
+          createdAt: 0,
+          revokedAt: undefined,
+          lastUsedAt: undefined,
+        },
+        hash: `hash-${id}`,
+      },
+    );
+    if (users)
+      await userStore.createUser({
+        id: `usr-${id}`,
+        accountId: id,
+        email: `${id}@example.com`,
+        role: 'owner',
+        passwordHash: 'x',
+        createdAt: 0,
+        lastSignInAt: undefined,
+      });
+  }
+  return pool;
+}
+
+userStoreContract('postgres', async () => ({
+  store: new PgUserStore(await poolWithAccounts(false)),
+  accounts: ['acc-a', 'acc-b'],
+}));
+
+sessionStoreContract('postgres', async () => ({
+  store: new PgSessionStore(await poolWithAccounts(true)),
+  users: ['usr-acc-a', 'usr-acc-b'],
+}));
 
 test('the PostgreSQL schema has the SQLite schema’s tables and columns (the queue is BullMQ’s in scaled mode)', async () => {
   const sqlite = openDatabase(':memory:');

@@ -9,11 +9,15 @@ import { SqliteAccountStore } from '../../src/persistence/sqlite/sqlite-account-
 import { SqliteConnectorStore } from '../../src/persistence/sqlite/sqlite-connector-store.ts';
 import { SqliteJobQueue } from '../../src/persistence/sqlite/sqlite-job-queue.ts';
 import { SqliteJobStore } from '../../src/persistence/sqlite/sqlite-job-store.ts';
+import { SqliteSessionStore } from '../../src/persistence/sqlite/sqlite-session-store.ts';
+import { SqliteUserStore } from '../../src/persistence/sqlite/sqlite-user-store.ts';
 import { accountStoreContract } from '../contracts/account-store.contract.ts';
 import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
 import { type JobQueueUnderTest, jobQueueContract } from '../contracts/job-queue.contract.ts';
 import { jobQueueFairnessContract } from '../contracts/job-queue-fairness.contract.ts';
 import { jobStoreContract } from '../contracts/job-store.contract.ts';
+import { sessionStoreContract } from '../contracts/session-store.contract.ts';
+import { userStoreContract } from '../contracts/user-store.contract.ts';
 
 jobStoreContract('sqlite', async () => {
   const db = openDatabase(':memory:');
@@ -78,3 +82,49 @@ connectorStoreContract('sqlite', async () => {
   }
   return { store: new SqliteConnectorStore(db), accounts: ['acc-a', 'acc-b'] };
 });
+
+/** Two accounts (and, with `users`, one user in each) in a fresh database, for the stores whose rows reference them. */
+async function sqliteWithAccounts(users: boolean) {
+  const db = openDatabase(':memory:');
+  const accounts = new SqliteAccountStore(db);
+  const userStore = new SqliteUserStore(db);
+  for (const id of ['acc-a', 'acc-b']) {
+    await accounts.createAccount(
+      { id, name: id, rateLimit: 10, webhookSecret: 'x', createdAt: 0 },
+      {
+        key: {
+          id: `key-${id}`,
+          accountId: id,
+          name: id,
+          prefix: id,
+          scopes: ['jobs', 'connectors'],
+          createdAt: 0,
+          revokedAt: undefined,
+          lastUsedAt: undefined,
+        },
+        hash: `hash-${id}`,
+      },
+    );
+    if (users)
+      await userStore.createUser({
+        id: `usr-${id}`,
+        accountId: id,
+        email: `${id}@example.com`,
+        role: 'owner',
+        passwordHash: 'x',
+        createdAt: 0,
+        lastSignInAt: undefined,
+      });
+  }
+  return db;
+}
+
+userStoreContract('sqlite', async () => ({
+  store: new SqliteUserStore(await sqliteWithAccounts(false)),
+  accounts: ['acc-a', 'acc-b'],
+}));
+
+sessionStoreContract('sqlite', async () => ({
+  store: new SqliteSessionStore(await sqliteWithAccounts(true)),
+  users: ['usr-acc-a', 'usr-acc-b'],
+}));

@@ -15,13 +15,12 @@ import { Headers, Request, type RequestInit, Response } from 'undici';
 import type { AccountService } from '../../src/accounts/account-service.ts';
 import type { Account } from '../../src/accounts/account-store.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import type { JobEvents } from '../../src/jobs/job-events.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../../src/processors/processor.ts';
 import { openEmbeddedBackends } from '../../src/runtime/embedded.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { appFromServices } from '../../src/runtime/presso.ts';
-import { buildServices } from '../../src/runtime/services.ts';
+import { buildServices, type Services } from '../../src/runtime/services.ts';
 import { jobWaiter, submitCalls, type TestClient } from './presso.ts';
 
 export type ProcessFn = (request: ProcessRequest) => Promise<ProcessResult>;
@@ -52,8 +51,8 @@ export interface TestApp extends TestClient {
   account: Account;
   keyId: string;
   accounts: AccountService;
-  /** The job change events the routes watch (open watches can be counted). */
-  events: JobEvents;
+  /** The whole service graph (dashboard users, sessions, configuration). */
+  services: Services;
   createAccount(name: string, rateLimit?: number): Promise<{ account: Account; key: string; keyId: string }>;
 }
 
@@ -133,7 +132,7 @@ export async function buildTestApp(
     keyId: created.key.id,
     account: created.account,
     accounts,
-    events: services.events,
+    services,
     request,
     ...submitCalls(request),
     waitForJob: jobWaiter(request),

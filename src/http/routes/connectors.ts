@@ -1,7 +1,8 @@
 /**
  * The account's store connectors: POST /1.0/connectors creates one (after a probe write to the bucket),
  * GET lists them (masked hints, never the credentials), DELETE removes one, POST .../test probes again.
- * An account sees and uses only its own connectors: another account's id is 404.
+ * An account sees and uses only its own connectors: another account's id is 404. Changing and testing them
+ * needs a key with the `connectors` scope; in the dashboard, creating and deleting needs the owner role.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -49,7 +50,7 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
   app.post(
     '/1.0/connectors',
     {
-      config: { auth: true },
+      config: { auth: true, scope: 'connectors', role: 'owner' },
       schema: {
         operationId: 'createConnector',
         tags: ['Connectors'],
@@ -81,7 +82,7 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
   app.delete(
     '/1.0/connectors/:id',
     {
-      config: { auth: true },
+      config: { auth: true, scope: 'connectors', role: 'owner' },
       schema: {
         operationId: 'deleteConnector',
         tags: ['Connectors'],
@@ -99,7 +100,7 @@ export async function connectorsRoute(app: FastifyInstance, options: { connector
   app.post(
     '/1.0/connectors/:id/test',
     {
-      config: { auth: true },
+      config: { auth: true, scope: 'connectors' },
       schema: {
         operationId: 'testConnector',
         tags: ['Connectors'],

@@ -1,13 +1,15 @@
 /**
  * The account's API keys: GET /1.0/keys lists them (never a secret or hash), POST creates one and answers
- * with its secret, shown this once, DELETE revokes one. Another account's key id is 404, as for jobs.
+ * with its secret, shown this once (an owner's dashboard session only: a leaked key must not mint more),
+ * DELETE revokes one (an owner's session, or a key revoking itself). Another account's key id is 404.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountService } from '../../accounts/account-service.ts';
 import { type ApiKeyRecord, KEY_SCOPES, type KeyScope } from '../../accounts/account-store.ts';
 import { ForbiddenError, NotFoundError } from '../../errors/catalog.ts';
-import { requireAccount } from '../request-context.ts';
+import { checkRole } from '../plugins/session-auth.ts';
+import { requireAccount, requireUser } from '../request-context.ts';
 import { commonErrors, ErrorSchema } from '../schemas.ts';
 
 const ScopeSchema = Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope)));
@@ -77,13 +79,11 @@ export async function keysRoute(app: FastifyInstance, options: { accounts: Accou
   app.post(
     '/1.0/keys',
     {
-      // Until the dashboard sessions land this is `auth: true` (any key of the account); with them it becomes
-      // `auth: 'session', role: 'owner'`: a leaked key must not mint more keys.
-      config: { auth: true },
+      config: { auth: 'session', role: 'owner' },
       schema: {
         operationId: 'createKey',
         tags: ['Keys'],
-        summary: 'Create an API key; its secret is in this answer only',
+        summary: 'Create an API key (owner, dashboard session); its secret is in this answer only',
         body: CreateKeySchema,
         response: {
           201: Type.Object({
@@ -98,12 +98,6 @@ export async function keysRoute(app: FastifyInstance, options: { accounts: Accou
       const account = requireAccount(request.account);
       const body = request.body as { name: string; scopes?: KeyScope[] };
       const scopes = body.scopes ?? ['jobs'];
-      if (request.apiKeyId !== undefined) {
-        // Meanwhile a key may mint keys only within its own scopes: a `jobs` key never yields a `connectors` one.
-        const caller = (await accounts.listKeys(account.id)).find((k) => k.id === request.apiKeyId);
-        if (!scopes.every((scope) => caller?.scopes.includes(scope)))
-          throw new ForbiddenError('An API key can create keys only with scopes it has itself.');
-      }
       const created = await accounts.createKey(account.id, { name: body.name, scopes });
       return reply.code(201).send({ ...keyView(created.record), key: created.key });
     },
@@ -127,12 +121,12 @@ export async function keysRoute(app: FastifyInstance, options: { accounts: Accou
       // A key of another account, or none: the same answer, so key ids do not leak.
       if (!(await accounts.listKeys(account.id)).some((k) => k.id === id))
         throw new NotFoundError('No key with this id.');
-      // A key may revoke itself (whoever holds a leaked key can kill it); another key only an owner's dashboard
-      // session can (when sessions land, the role check for sessions goes here: a member's session is 403).
-      if (request.apiKeyId !== undefined && request.apiKeyId !== id)
+      // A key may revoke itself (whoever holds a leaked key can kill it); other keys only an owner's session.
+      if (request.authMethod === 'key' && request.apiKeyId !== id)
         throw new ForbiddenError(
           'An API key can revoke only itself; sign in to the dashboard to revoke others.',
         );
+      if (request.authMethod === 'session') checkRole(requireUser(request.user).role, 'owner');
       await accounts.revokeKey(id, account.id);
       return reply.code(204).send();
     },

@@ -103,10 +103,45 @@ export const PG_MIGRATIONS: string[] = [
       OR params::jsonb #> '{archive,password}' IS NOT NULL
       OR params::jsonb #> '{pdf,password}' IS NOT NULL;
   `,
-  // Dashboard (issue 22), API keys: name, scopes, last use. See the SQLite twin.
+  // API key scopes: see the SQLite twin.
+  `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'jobs connectors';`,
+  // Dashboard users, invites and sessions; disabled accounts and webhook secret rotation: see the SQLite twin.
+  `
+  ALTER TABLE accounts ADD COLUMN disabled_at BIGINT;
+  ALTER TABLE accounts ADD COLUMN webhook_secret_previous TEXT;
+  ALTER TABLE accounts ADD COLUMN webhook_secret_previous_until BIGINT;
+  ALTER TABLE accounts ADD COLUMN webhook_secret_rotated_at BIGINT;
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    email TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    last_sign_in_at BIGINT
+  );
+  CREATE INDEX users_account ON users(account_id, created_at);
+  CREATE TABLE invites (
+    token_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    email TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    accepted_at BIGINT
+  );
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    last_seen_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions(user_id);
+  `,
+  // Dashboard (issue 22), API keys: name and last use. See the SQLite twin.
   `
   ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
-  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'jobs connectors';
   ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
   `,
   // Dashboard (issue 22), job list and detail. See the SQLite twin.

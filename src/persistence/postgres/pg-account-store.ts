@@ -14,10 +14,10 @@ import {
   type DailyUsageRow,
   KEY_COLUMNS,
   type KeyRow,
+  parseScopes,
   toAccount,
   toDailyUsage,
   toKey,
-  toScopes,
 } from '../rows.ts';
 import { execute, type Queryable, query, transaction } from './database.ts';
 
@@ -88,7 +88,7 @@ export class PgAccountStore implements AccountStore {
     return {
       account: toAccount(account),
       keyId: key_id,
-      scopes: toScopes(key_scopes),
+      scopes: parseScopes(key_scopes),
       lastUsedAt: key_last_used_at ?? undefined,
     };
   }
@@ -99,6 +99,34 @@ export class PgAccountStore implements AccountStore {
       'UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)',
       [at, keyId, unlessAfter],
     );
+  }
+
+  async updateAccount(
+    id: string,
+    changes: { rateLimit?: number; disabledAt?: number | null },
+  ): Promise<boolean> {
+    const changed = await execute(
+      this.#db,
+      `UPDATE accounts SET rate_limit = COALESCE($1, rate_limit),
+         disabled_at = CASE WHEN $2 THEN $3 ELSE disabled_at END WHERE id = $4`,
+      [changes.rateLimit ?? null, changes.disabledAt !== undefined, changes.disabledAt ?? null, id],
+    );
+    return changed > 0;
+  }
+
+  async rotateWebhookSecret(
+    id: string,
+    secret: string,
+    previousValidUntil: number,
+    at: number,
+  ): Promise<boolean> {
+    const changed = await execute(
+      this.#db,
+      `UPDATE accounts SET webhook_secret_previous = webhook_secret, webhook_secret = $1,
+         webhook_secret_previous_until = $2, webhook_secret_rotated_at = $3 WHERE id = $4`,
+      [secret, previousValidUntil, at, id],
+    );
+    return changed > 0;
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {

@@ -137,11 +137,48 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX queue_turns_order ON queue_turns(lane, served);
   INSERT INTO queue_turns (lane, account) SELECT DISTINCT lane, account FROM queue;
   `,
-  // Dashboard (issue 22), API keys: a name, scopes (jobs, connectors; keys made before have both) and when each
-  // was last used (written at most once a minute per key).
+  // API key scopes (http/plugins/access-control.ts): `jobs` and `connectors`, space-separated. Keys made
+  // before scopes existed keep doing everything they did.
+  `ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'jobs connectors';`,
+  // Dashboard users (users/user-store.ts): accounts can be disabled and rotate their webhook secret (the
+  // previous one still signs until webhook_secret_previous_until); users sign in with argon2id-hashed
+  // passwords; invites and sessions are stored as SHA-256 hashes of their tokens.
+  `
+  ALTER TABLE accounts ADD COLUMN disabled_at INTEGER;
+  ALTER TABLE accounts ADD COLUMN webhook_secret_previous TEXT;
+  ALTER TABLE accounts ADD COLUMN webhook_secret_previous_until INTEGER;
+  ALTER TABLE accounts ADD COLUMN webhook_secret_rotated_at INTEGER;
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    email TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_sign_in_at INTEGER
+  );
+  CREATE INDEX users_account ON users(account_id, created_at);
+  CREATE TABLE invites (
+    token_hash TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts(id),
+    email TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    accepted_at INTEGER
+  );
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions(user_id);
+  `,
+  // Dashboard (issue 22), API keys: a name, and when each was last used (written at most once a minute per key).
   `
   ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
-  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'jobs connectors';
   ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
   `,
   // Dashboard (issue 22), job list and detail: the input's kind, name and size as columns the list filters on,

@@ -16,10 +16,10 @@ import {
   type DailyUsageRow,
   KEY_COLUMNS,
   type KeyRow,
+  parseScopes,
   toAccount,
   toDailyUsage,
   toKey,
-  toScopes,
 } from '../rows.ts';
 import { all, type Database, get, run, transaction } from './database.ts';
 
@@ -106,7 +106,7 @@ export class SqliteAccountStore implements AccountStore {
     return {
       account: toAccount(account),
       keyId: key_id,
-      scopes: toScopes(key_scopes),
+      scopes: parseScopes(key_scopes),
       lastUsedAt: key_last_used_at ?? undefined,
     };
   }
@@ -119,6 +119,40 @@ export class SqliteAccountStore implements AccountStore {
       keyId,
       unlessAfter,
     );
+  }
+
+  async updateAccount(
+    id: string,
+    changes: { rateLimit?: number; disabledAt?: number | null },
+  ): Promise<boolean> {
+    const result = run(
+      this.#db,
+      `UPDATE accounts SET rate_limit = COALESCE(?, rate_limit),
+         disabled_at = CASE WHEN ? THEN ? ELSE disabled_at END WHERE id = ?`,
+      changes.rateLimit ?? null,
+      changes.disabledAt === undefined ? 0 : 1,
+      changes.disabledAt ?? null,
+      id,
+    );
+    return Number(result.changes) > 0;
+  }
+
+  async rotateWebhookSecret(
+    id: string,
+    secret: string,
+    previousValidUntil: number,
+    at: number,
+  ): Promise<boolean> {
+    const result = run(
+      this.#db,
+      `UPDATE accounts SET webhook_secret_previous = webhook_secret, webhook_secret = ?,
+         webhook_secret_previous_until = ?, webhook_secret_rotated_at = ? WHERE id = ?`,
+      secret,
+      previousValidUntil,
+      at,
+      id,
+    );
+    return Number(result.changes) > 0;
   }
 
   async addUsage(accountId: string, d: Partial<Usage>): Promise<void> {

@@ -215,7 +215,7 @@ export function runTool(
           return reject(new Error(`${label}: the sandbox could not start: ${tail.trim()}`));
         }
         const reason = failureReason(exit, tail, run.workDir);
-        const cause = new Error(`${command} ${describeExit(exit)}: ${tail}`);
+        const cause = new Error(`${command} ${exitReason(exit)}: ${tail}`);
         reject(new UnprocessableInputError(`${label} could not process the file: ${reason}`, cause));
       });
     });
@@ -254,7 +254,7 @@ function exitInside(code: number | null, signal: NodeJS.Signals | null): Exit {
   return name === undefined ? { code, signal } : { code: null, signal: name as NodeJS.Signals };
 }
 
-function describeExit(exit: Exit | undefined): string {
+function exitReason(exit: Exit | undefined): string {
   if (exit?.signal) return `stopped by ${exit.signal}`;
   return `exited with code ${exit?.code ?? 'unknown'}`;
 }

@@ -1,0 +1,2 @@
+/** Stylesheets are imported for their side effect; Vite emits them as files. */
+declare module '*.css';
