@@ -19,7 +19,8 @@ import { PgWebhookStore } from '../../src/persistence/postgres/pg-webhook-store.
 import { openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { accountStoreContract } from '../contracts/account-store.contract.ts';
 import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
-import { jobStoreContract } from '../contracts/job-store.contract.ts';
+import { jobListContract } from '../contracts/job-list.contract.ts';
+import { type JobStoreUnderTest, jobStoreContract } from '../contracts/job-store.contract.ts';
 import { sessionStoreContract } from '../contracts/session-store.contract.ts';
 import { userStoreContract } from '../contracts/user-store.contract.ts';
 import { webhookStoreContract } from '../contracts/webhook-store.contract.ts';
@@ -41,7 +42,7 @@ async function freshPool(): Promise<pg.Pool> {
   return pool;
 }
 
-jobStoreContract('postgres', async () => {
+const postgresJobStore = async (): Promise<JobStoreUnderTest> => {
   const pool = await freshPool();
   let now = 0;
   const secrets = new JobSecretBox(randomBytes(32));
@@ -55,7 +56,9 @@ jobStoreContract('postgres', async () => {
     },
     close: async () => {},
   };
-});
+};
+jobStoreContract('postgres', postgresJobStore);
+jobListContract('postgres', postgresJobStore);
 
 accountStoreContract('postgres', async () => ({
   store: new PgAccountStore(await freshPool()),

@@ -13,13 +13,14 @@ import { SqliteSessionStore } from '../../src/persistence/sqlite/sqlite-session-
 import { SqliteUserStore } from '../../src/persistence/sqlite/sqlite-user-store.ts';
 import { accountStoreContract } from '../contracts/account-store.contract.ts';
 import { connectorStoreContract } from '../contracts/connector-store.contract.ts';
+import { jobListContract } from '../contracts/job-list.contract.ts';
 import { type JobQueueUnderTest, jobQueueContract } from '../contracts/job-queue.contract.ts';
 import { jobQueueFairnessContract } from '../contracts/job-queue-fairness.contract.ts';
-import { jobStoreContract } from '../contracts/job-store.contract.ts';
+import { type JobStoreUnderTest, jobStoreContract } from '../contracts/job-store.contract.ts';
 import { sessionStoreContract } from '../contracts/session-store.contract.ts';
 import { userStoreContract } from '../contracts/user-store.contract.ts';
 
-jobStoreContract('sqlite', async () => {
+const sqliteJobStore = async (): Promise<JobStoreUnderTest> => {
   const db = openDatabase(':memory:');
   let now = 0;
   const secrets = new JobSecretBox(randomBytes(32));
@@ -32,7 +33,9 @@ jobStoreContract('sqlite', async () => {
     },
     close: async () => db.close(),
   };
-});
+};
+jobStoreContract('sqlite', sqliteJobStore);
+jobListContract('sqlite', sqliteJobStore);
 
 async function sqliteQueues(): Promise<JobQueueUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), 'presso-queue-'));
