@@ -176,6 +176,10 @@ try {
   const input = join(work, `${kind}-49mp.png`);
   await makeInput(kind, input);
   const results: CaseResult[] = [];
+  const out =
+    arg('--out') ??
+    join(root, 'bench/results', `png49-${kind}-${new Date().toISOString().replace(/:/g, '-')}.json`);
+  await mkdir(join(out, '..'), { recursive: true });
   console.log('| format | level | status | output | bytes | peak RSS MB | CPU s | wall s |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const format of FORMATS) {
@@ -189,13 +193,10 @@ try {
       );
       if (r.timeline !== undefined)
         console.log(`  at the highest sample: ${JSON.stringify(r.timeline.peakRollupMb)}`);
+      // Written after every case: a run of half an hour keeps what it measured if it is cut short.
+      await writeFile(out, `${JSON.stringify({ input: kind, side: SIDE, results }, null, 2)}\n`);
     }
   }
-  const out =
-    arg('--out') ??
-    join(root, 'bench/results', `png49-${kind}-${new Date().toISOString().replace(/:/g, '-')}.json`);
-  await mkdir(join(out, '..'), { recursive: true });
-  await writeFile(out, `${JSON.stringify({ input: kind, side: SIDE, results }, null, 2)}\n`);
   console.log(`written ${out}`);
 } finally {
   await rm(work, { recursive: true, force: true });
