@@ -5,7 +5,11 @@
  * the 24 MP case. Also the server's CPU (utime + stime of the child and the tools it waited for, from
  * /proc/<pid>/stat), the wall time of the request, and the output's bytes and SHA-256 (a memory fix must
  * leave the same bytes at the same request).
- * Usage: node bench/memory/png49-service.ts [--input flat|pattern] [--only format/level,...] [--out file.json]
+ * `--timeline` also samples the server's VmRSS every TIMELINE_MS while the request runs, and at its highest
+ * sample reads /proc/<pid>/smaps_rollup (anonymous memory against file-backed) and the V8 heap's share is
+ * left to the caller's --trace-gc: the samples go to the JSON, the peak's breakdown to the table's end.
+ * Usage: node bench/memory/png49-service.ts [--input flat|pattern] [--only format/level,...] [--timeline]
+ *   [--out file.json]
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -65,6 +69,42 @@ const statusKb = (pid: number, field: string) => {
   return 0;
 };
 
+const TIMELINE_MS = 20;
+
+/** VmRSS (MB) every TIMELINE_MS until stopped, with smaps_rollup read at each new high (by 4 MB or more). */
+function sampleTimeline(pid: number) {
+  const started = performance.now();
+  const samples: [number, number][] = [];
+  let highest = 0;
+  let atPeak = '';
+  const timer = setInterval(() => {
+    try {
+      const rss = statusKb(pid, 'VmRSS') / 1024;
+      samples.push([Math.round(performance.now() - started), Math.round(rss)]);
+      if (rss >= highest + 4) {
+        highest = rss;
+        atPeak = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      }
+    } catch {
+      // the child has gone
+    }
+  }, TIMELINE_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      const fields = Object.fromEntries(
+        atPeak
+          .split('\n')
+          .filter((line) =>
+            /^(Rss|Anonymous|Pss_Anon|Pss_File|Shared_Clean|Private_Clean|Private_Dirty):/.test(line),
+          )
+          .map((line) => [line.split(':')[0]!, Math.round(Number.parseInt(line.split(':')[1]!, 10) / 1024)]),
+      );
+      return { samples, peakRollupMb: fields };
+    },
+  };
+}
+
 interface CaseResult {
   format: string;
   level: string;
@@ -77,6 +117,7 @@ interface CaseResult {
   cpuSeconds: number;
   wallSeconds: number;
   error?: string;
+  timeline?: { samples: [number, number][]; peakRollupMb: Record<string, number> };
 }
 
 async function runCase(input: string, format: string, level: string, work: string): Promise<CaseResult> {
@@ -89,6 +130,7 @@ async function runCase(input: string, format: string, level: string, work: strin
     const idleRssMb = statusKb(pid, 'VmRSS') / 1024;
     const cpuBefore = cpuSeconds(pid);
     const started = performance.now();
+    const timeline = process.argv.includes('--timeline') ? sampleTimeline(pid) : undefined;
     const params = { image: { compression: level, ...(format === 'png' ? {} : { format }) } };
     const response = await client.upload(input, params);
     let body = (await response.json()) as { id?: string; url?: string; message?: string };
@@ -101,6 +143,7 @@ async function runCase(input: string, format: string, level: string, work: strin
     let output: Buffer | undefined;
     if (status === 200 && body.url) output = Buffer.from(await (await client.get(body.url)).arrayBuffer());
     const wallSeconds = (performance.now() - started) / 1000;
+    const sampled = timeline?.stop();
     const result: CaseResult = {
       format,
       level,
@@ -109,6 +152,7 @@ async function runCase(input: string, format: string, level: string, work: strin
       idleRssMb: Math.round(idleRssMb),
       cpuSeconds: Math.round((cpuSeconds(pid) - cpuBefore) * 100) / 100,
       wallSeconds: Math.round(wallSeconds * 100) / 100,
+      ...(sampled === undefined ? {} : { timeline: sampled }),
     };
     if (output !== undefined) {
       result.bytes = output.length;
@@ -132,6 +176,10 @@ try {
   const input = join(work, `${kind}-49mp.png`);
   await makeInput(kind, input);
   const results: CaseResult[] = [];
+  const out =
+    arg('--out') ??
+    join(root, 'bench/results', `png49-${kind}-${new Date().toISOString().replace(/:/g, '-')}.json`);
+  await mkdir(join(out, '..'), { recursive: true });
   console.log('| format | level | status | output | bytes | peak RSS MB | CPU s | wall s |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const format of FORMATS) {
@@ -143,13 +191,12 @@ try {
         `| ${format} | ${level} | ${r.status} | ${r.outputFormat ?? r.error ?? ''} | ${r.bytes ?? ''} | ` +
           `${r.peakRssMb} | ${r.cpuSeconds} | ${r.wallSeconds} |`,
       );
+      if (r.timeline !== undefined)
+        console.log(`  at the highest sample: ${JSON.stringify(r.timeline.peakRollupMb)}`);
+      // Written after every case: a run of half an hour keeps what it measured if it is cut short.
+      await writeFile(out, `${JSON.stringify({ input: kind, side: SIDE, results }, null, 2)}\n`);
     }
   }
-  const out =
-    arg('--out') ??
-    join(root, 'bench/results', `png49-${kind}-${new Date().toISOString().replace(/:/g, '-')}.json`);
-  await mkdir(join(out, '..'), { recursive: true });
-  await writeFile(out, `${JSON.stringify({ input: kind, side: SIDE, results }, null, 2)}\n`);
   console.log(`written ${out}`);
 } finally {
   await rm(work, { recursive: true, force: true });

@@ -28,7 +28,7 @@ const settings = JSON.parse(settingsJson) as {
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 if (way === 'presso') {
-  const store = openStore(
+  const store = await openStore(
     kind,
     kind === 's3'
       ? { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', endpoint: settings.endpoint }

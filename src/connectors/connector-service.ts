@@ -142,7 +142,7 @@ export class ConnectorService implements OutputDestinations {
   ): Promise<T> {
     const agents = this.#agents();
     try {
-      return await work(openStore(kind, credentials, agents));
+      return await work(await openStore(kind, credentials, agents));
     } finally {
       agents.destroy();
     }

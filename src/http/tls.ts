@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import selfsigned from 'selfsigned';
 
 export interface TlsMaterial {
   cert: string;
@@ -45,6 +44,9 @@ export async function loadOrCreateTls(
     { type: 7 as const, ip: '127.0.0.1' },
     { type: 7 as const, ip: '::1' },
   ];
+  // Loaded only when a certificate must be made: its X.509 stack (@peculiar/*) is ~100 modules an idle
+  // server that reuses its certificate never needs.
+  const { default: selfsigned } = await import('selfsigned');
   const pems = await selfsigned.generate([{ name: 'commonName', value: names[0]! }], {
     notAfterDate: new Date(Date.now() + 825 * 86_400_000),
     keyType: 'ec',

@@ -9,7 +9,6 @@ import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
 import { dataPaths } from './data-dir.ts';
 import { openEmbeddedBackends } from './embedded.ts';
 import { startOpsServer } from './ops-server.ts';
-import { openScaledBackends } from './scaled.ts';
 import { buildServices, type Services } from './services.ts';
 
 export interface RunningPresso {
@@ -24,9 +23,11 @@ export interface RunningPresso {
 
 /** The services over the backends of the configured mode. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
+  // The scaled mode's modules (pg, ioredis, BullMQ, the S3 file store: ~60 MB resident) are loaded only in
+  // that mode; the embedded server never needs them (test/runtime/idle-modules.test.ts).
   const backends =
     config.runtime.mode === 'scaled'
-      ? await openScaledBackends(config, logger)
+      ? await (await import('./scaled.ts')).openScaledBackends(config, logger)
       : await openEmbeddedBackends(config, logger);
   return buildServices(backends, config, logger);
 }

@@ -3,27 +3,38 @@
  * through `agents` (the address guard at connection time: src/outbound/guarded-agents.ts).
  */
 import type { GuardedAgents } from '../outbound/guarded-agents.ts';
-import { type AzureCredentials, AzureStore } from './azure-store.ts';
+import type { AzureCredentials } from './azure-store.ts';
 import type { ExternalStore, StoreKind } from './external-store.ts';
-import { type GcsCredentials, GcsStore } from './gcs/gcs-store.ts';
+import type { GcsCredentials } from './gcs/gcs-store.ts';
 import type { S3Credentials } from './s3/presets.ts';
-import { S3Store } from './s3/s3-store.ts';
 
-export function openStore(
+/**
+ * Each store's module (with its SDK: @aws-sdk/*, @azure/storage-blob) is imported the first time a
+ * connector of its kind is used, so a server whose accounts never use one does not hold them in memory.
+ */
+export async function openStore(
   kind: StoreKind,
   credentials: Record<string, unknown>,
   agents: GuardedAgents,
-): ExternalStore {
+): Promise<ExternalStore> {
   switch (kind) {
-    case 'azure':
+    case 'azure': {
+      const { AzureStore } = await import('./azure-store.ts');
       return new AzureStore(credentials as AzureCredentials, agents);
+    }
     case 'gcs':
       // HMAC keys go through GCS's S3-compatible XML API; a service account through the JSON API.
-      if (typeof credentials.hmacAccessId === 'string')
+      if (typeof credentials.hmacAccessId === 'string') {
+        const { S3Store } = await import('./s3/s3-store.ts');
         return new S3Store('gcs', normaliseS3('gcs', credentials), agents);
-      return new GcsStore(credentials as unknown as GcsCredentials, agents);
-    default:
+      } else {
+        const { GcsStore } = await import('./gcs/gcs-store.ts');
+        return new GcsStore(credentials as unknown as GcsCredentials, agents);
+      }
+    default: {
+      const { S3Store } = await import('./s3/s3-store.ts');
       return new S3Store(kind, normaliseS3(kind, credentials), agents);
+    }
   }
 }
 

@@ -107,7 +107,7 @@ describe('connector endpoints: a GCS upload session on another origin is refused
     const file = join(scratch(), 'large.bin');
     await writeFile(file, Buffer.alloc(9 * 1024 ** 2, 1));
     const agents = new GuardedAgents(compileAllowList(['127.0.0.0/8', '::1/128']), 10_000);
-    const store = openStore(
+    const store = await openStore(
       'gcs',
       {
         serviceAccount: SERVICE_ACCOUNT,

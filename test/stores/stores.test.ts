@@ -49,7 +49,7 @@ for (const name of ['s3', 'r2', 'b2', 'spaces', 'gcs-hmac'] as const) {
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
     return {
-      store: openStore(kind, { ...S3_CREDENTIALS[name], endpoint: server.endpoint }, loopbackAgents()),
+      store: await openStore(kind, { ...S3_CREDENTIALS[name], endpoint: server.endpoint }, loopbackAgents()),
       bucket: 'out',
       region: REGIONS[name],
       capabilities: { tags: kind === 's3', storageClass: kind === 's3' },
@@ -88,7 +88,7 @@ externalStoreContract('azure', async () => {
   const service = BlobServiceClient.fromConnectionString(server.connectionString);
   await service.getContainerClient('out').create();
   return {
-    store: openStore('azure', { connectionString: server.connectionString }, loopbackAgents()),
+    store: await openStore('azure', { connectionString: server.connectionString }, loopbackAgents()),
     bucket: 'out',
     region: undefined,
     capabilities: { tags: false, storageClass: false },
@@ -123,7 +123,7 @@ externalStoreContract('gcs', async () => {
   };
   const reader = new Storage({ apiEndpoint: server.url, projectId: 'presso-test' });
   return {
-    store: openStore('gcs', { serviceAccount, apiEndpoint: server.url }, loopbackAgents()),
+    store: await openStore('gcs', { serviceAccount, apiEndpoint: server.url }, loopbackAgents()),
     bucket: 'out',
     region: undefined,
     capabilities: { tags: false, storageClass: false, acl: 'publicRead' },

@@ -7,7 +7,6 @@ import { copyFile, lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/p
 import { join, posix } from 'node:path';
 import { formatInfo } from '../../media/formats.ts';
 import type { Processor } from '../processor.ts';
-import { minifyCss, minifyHtml, minifyJs, minifyJson } from './minify.ts';
 import type { BundleParams } from './params.ts';
 import { rewriteCss, rewriteHtml, wrapInPicture } from './references.ts';
 
@@ -140,6 +139,9 @@ async function minifyFile(
   const before = await stat(full);
   if (before.size > ctx.maxTextBytes) return false;
   const text = await readFile(full, 'utf8');
+  // The minifiers (html-minifier-terser with clean-css and terser, lightningcss, esbuild: ~250 modules)
+  // are loaded by the first bundle job, not by every server that never runs one.
+  const { minifyCss, minifyHtml, minifyJs, minifyJson } = await import('./minify.ts');
   let next: string;
   try {
     if (ext === 'html' || ext === 'htm') {
