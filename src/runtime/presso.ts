@@ -24,7 +24,7 @@ export interface RunningPresso {
 /** The services over the backends of the configured mode. */
 export async function openServices(config: Config, logger: Logger): Promise<Services> {
   // The scaled mode's modules (pg, ioredis, BullMQ, the S3 file store: ~60 MB resident) are loaded only in
-  // that mode; the embedded server never needs them (test/runtime/idle-modules.test.ts).
+  // that mode; the embedded server never needs them (test/architecture/idle-modules.test.ts).
   const backends =
     config.runtime.mode === 'scaled'
       ? await (await import('./scaled.ts')).openScaledBackends(config, logger)
