@@ -14,9 +14,9 @@ import { basename, join, resolve } from 'node:path';
 import { detectFile } from '../../src/media/detect.ts';
 import { createDocumentProcessor } from '../../src/processors/document/document-processor.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
-import { scorePixels } from '../../src/processors/image/quality/score.ts';
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../src/processors/pdf/pnm.ts';
+import { scorePixels } from '../../src/processors/shared/metric/score.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 

@@ -5,8 +5,8 @@
  */
 import { rm, stat, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { scoreOutput } from '../../src/processors/image/quality/score.ts';
 import { QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
+import { scoreOutput } from '../../src/processors/shared/metric/score.ts';
 import type { PressoRun, PressoWorkers } from './cpu.ts';
 import {
   avifenc,

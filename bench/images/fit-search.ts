@@ -16,15 +16,6 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { applyEncoder, LOSSY_RANGES, type LossyFormat } from '../../src/processors/image/encoders.ts';
-import {
-  decodeRgb,
-  mosaicTiles,
-  SEARCH_MOSAIC,
-  sharpFromRgb,
-  stitch,
-  type TileGrid,
-} from '../../src/processors/image/quality/pixels.ts';
-import { measureSsimulacra2 } from '../../src/processors/image/quality/score.ts';
 import { searchQuality } from '../../src/processors/image/quality/search.ts';
 import {
   type LossyLevel,
@@ -32,6 +23,15 @@ import {
   QUALITY_TARGETS,
   SEARCH_LIMITS,
 } from '../../src/processors/image/quality/targets.ts';
+import {
+  decodeRgb,
+  mosaicTiles,
+  SEARCH_MOSAIC,
+  sharpFromRgb,
+  stitch,
+  type TileGrid,
+} from '../../src/processors/shared/metric/pixels.ts';
+import { measureSsimulacra2 } from '../../src/processors/shared/metric/score.ts';
 
 interface Row {
   file: string;

@@ -4,7 +4,7 @@
  * CPU of the matched setting is one peer encode at the quality that reaches Presso's score.
  */
 import { copyFile, rm, stat } from 'node:fs/promises';
-import { scoreOutput } from '../../src/processors/image/quality/score.ts';
+import { scoreOutput } from '../../src/processors/shared/metric/score.ts';
 import { runChecked, runMeasured } from './cpu.ts';
 
 export interface PeerResult {

@@ -7,10 +7,10 @@ import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { searchFormatQuality, type TuningReport } from '../../src/processors/image/lossy-tuning.ts';
-import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from '../../src/processors/image/quality/pixels.ts';
-import { measureSsimulacra2 } from '../../src/processors/image/quality/score.ts';
 import { searchQuality } from '../../src/processors/image/quality/search.ts';
 import { type LossyLevel, QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
+import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from '../../src/processors/shared/metric/pixels.ts';
+import { measureSsimulacra2 } from '../../src/processors/shared/metric/score.ts';
 
 const corpus = resolve(import.meta.dirname, '../../.corpus/bench/usr/share/backgrounds/mate/nature');
 const files =

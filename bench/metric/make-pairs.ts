@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { decodeRgb, sharpFromRgb } from '../../src/processors/image/quality/pixels.ts';
+import { decodeRgb, sharpFromRgb } from '../../src/processors/shared/metric/pixels.ts';
 import { corpusDir } from '../../test/support/corpus.ts';
 import { cleanUp, type Distortion, run, toPng } from './distortions.ts';
 import { SOURCES, type Source, skimage } from './pair-sources.ts';

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import sharp, { type Sharp } from 'sharp';
-import { decodeRgb } from '../../src/processors/image/quality/pixels.ts';
-import { type RgbImage, ssimulacra2 } from '../../src/processors/image/quality/ssimulacra2.ts';
-import { ssimulacra2Native } from '../../src/processors/image/quality/ssimulacra2-native.ts';
+import { decodeRgb } from '../../src/processors/shared/metric/pixels.ts';
+import { type RgbImage, ssimulacra2 } from '../../src/processors/shared/metric/ssimulacra2.ts';
+import { ssimulacra2Native } from '../../src/processors/shared/metric/ssimulacra2-native.ts';
 import { corpus } from '../../test/support/corpus.ts';
 
 const RUNS = 5;

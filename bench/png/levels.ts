@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { type PngTuningReport, tunedPng } from '../../src/processors/image/png-tuning.ts';
-import { decodeRgb } from '../../src/processors/image/quality/pixels.ts';
-import { measureSsimulacra2 } from '../../src/processors/image/quality/score.ts';
-import type { RgbImage } from '../../src/processors/image/quality/ssimulacra2.ts';
+import { decodeRgb } from '../../src/processors/shared/metric/pixels.ts';
+import { measureSsimulacra2 } from '../../src/processors/shared/metric/score.ts';
+import type { RgbImage } from '../../src/processors/shared/metric/ssimulacra2.ts';
 
 const withAlpha = (image: RgbImage): Promise<RgbImage> =>
   image.channels === 4

@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { detectFile } from '../../src/media/detect.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
-import { scoreOutput } from '../../src/processors/image/quality/score.ts';
+import { scoreOutput } from '../../src/processors/shared/metric/score.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'webp-peer-'));

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import sharp from 'sharp';
-import { decodeRgb, mosaic } from '../../src/processors/image/quality/pixels.ts';
-import { SCORE_MOSAIC, scoreAgainstMosaic } from '../../src/processors/image/quality/score.ts';
+import { decodeRgb, mosaic } from '../../src/processors/shared/metric/pixels.ts';
+import { SCORE_MOSAIC, scoreAgainstMosaic } from '../../src/processors/shared/metric/score.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'webp-rd-'));
 const variants: Record<string, Record<string, unknown>> = {

@@ -1,4 +1,4 @@
-# Native SSIMULACRA 2 (src/processors/image/quality/ssimulacra2-native.ts loads it). Built by
+# Native SSIMULACRA 2 (src/processors/shared/metric/ssimulacra2-native.ts loads it). Built by
 # scripts/setup.sh with node-gyp against Node 24's headers. -ffp-contract=off: no fused multiply-adds the
 # TypeScript reference does not do (the scores must be bit-identical); never -ffast-math.
 {

@@ -1,5 +1,5 @@
 /** Account and key management from the command line; output is JSON for scripts. */
-import type { Config } from '../config/index.ts';
+import type { Config } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { openServices } from '../runtime/presso.ts';
 import { UsageError } from './usage-error.ts';

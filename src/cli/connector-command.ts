@@ -5,8 +5,8 @@
  * shell history).
  */
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config/index.ts';
 import { PressoError } from '../errors/catalog.ts';
+import type { Config } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { openServices } from '../runtime/presso.ts';
 import { UsageError } from './usage-error.ts';

@@ -3,8 +3,8 @@
  * store connectors in the same data directory (stop nothing: SQLite in WAL mode takes a second writer safely).
  */
 import { parseArgs } from 'node:util';
-import { describeConfig, loadConfig } from '../config/index.ts';
 import { ConfigError } from '../errors/catalog.ts';
+import { describeConfig, loadConfig } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { accountCommand, keyCommand } from './admin-commands.ts';
 import { connectorCommand } from './connector-command.ts';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
+import type { Config } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { appFromServices, openServices, startPresso, startWorker } from '../runtime/presso.ts';
 

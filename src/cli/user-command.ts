@@ -5,7 +5,7 @@
  * instead, for the person to choose theirs. Output is JSON for scripts; the password is never printed.
  */
 import { createInterface } from 'node:readline';
-import type { Config } from '../config/index.ts';
+import type { Config } from '../runtime/config.ts';
 import { USER_ROLES, type UserRole } from '../users/user-store.ts';
 import { withServices } from './admin-commands.ts';
 import { UsageError } from './usage-error.ts';

@@ -4,7 +4,6 @@
  * `services.ts` wires either set, so nothing above this file knows which one it got.
  */
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
 import { LocalFileStore } from '../files/local-file-store.ts';
 import { LocalJobEvents } from '../jobs/job-events.ts';
 import { JobSecretBox } from '../jobs/job-secrets.ts';
@@ -19,6 +18,7 @@ import { SqliteWebhookStore } from '../persistence/sqlite/sqlite-webhook-store.t
 import { MemoryRateLimiter } from '../ratelimit/memory-rate-limiter.ts';
 import { PollingDeliverySchedule } from '../webhooks/polling-delivery-schedule.ts';
 import type { Backends } from './backends.ts';
+import type { Config } from './config.ts';
 import { dataPaths, ensureEncryptionKey } from './data-dir.ts';
 
 /** `logger` receives what the backends cannot throw to anyone: failures of the queue's own bookkeeping. */

@@ -2,10 +2,10 @@
 import type { Server } from 'node:http';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
 import { buildApp } from '../http/app.ts';
 import { createListener } from '../http/server.ts';
 import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
+import type { Config } from './config.ts';
 import { dataPaths } from './data-dir.ts';
 import { openEmbeddedBackends } from './embedded.ts';
 import { startOpsServer } from './ops-server.ts';

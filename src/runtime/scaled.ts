@@ -7,7 +7,6 @@
 import { mkdir } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors/catalog.ts';
 import { S3FileStore } from '../files/s3-file-store.ts';
 import { BullMqJobQueue } from '../jobs/bullmq-job-queue.ts';
@@ -23,6 +22,7 @@ import { PgWebhookStore } from '../persistence/postgres/pg-webhook-store.ts';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter.ts';
 import { BullMqDeliverySchedule } from '../webhooks/bullmq-delivery-schedule.ts';
 import type { Backends } from './backends.ts';
+import type { Config } from './config.ts';
 
 export async function openScaledBackends(config: Config, logger: Logger): Promise<Backends> {
   const { runtime } = config;

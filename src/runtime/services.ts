@@ -6,7 +6,6 @@
 import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { AccountService } from '../accounts/account-service.ts';
-import type { Config } from '../config/index.ts';
 import { ConnectorService } from '../connectors/connector-service.ts';
 import { CredentialCipher } from '../connectors/credential-cipher.ts';
 import { DiskSpaceMonitor } from '../files/disk-space.ts';
@@ -29,6 +28,7 @@ import { SessionService } from '../users/session-service.ts';
 import { UserService } from '../users/user-service.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { Backends } from './backends.ts';
+import type { Config } from './config.ts';
 import { dataPaths } from './data-dir.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { startSandbox } from './sandbox.ts';

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../src/config/index.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { openServices } from '../../src/runtime/presso.ts';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { describeConfig, loadConfig } from '../../src/config/index.ts';
 import { ConfigError } from '../../src/errors/catalog.ts';
+import { describeConfig, loadConfig } from '../../src/runtime/config.ts';
 
 const refused = (env: Record<string, string>, message: RegExp) =>
   assert.throws(

@@ -13,7 +13,7 @@ import { type Field, type Group, kindForms, parseInput, setAt } from '../../dash
 import { dayLabels, seriesByKind, seriesByMetric, totals } from '../../dashboard/src/usage.ts';
 import { crc32, uniqueNames, zipStore } from '../../dashboard/src/zip.ts';
 import { generateOpenApi } from '../../src/cli/serve-command.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
 
 const run = promisify(execFile);
 

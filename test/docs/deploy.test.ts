@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { describeConfig, loadConfig } from '../../src/config/index.ts';
+import { describeConfig, loadConfig } from '../../src/runtime/config.ts';
 import { ROLES } from '../../src/runtime/scaled-config.ts';
 
 const deploy = new URL('../../deploy/', import.meta.url).pathname;

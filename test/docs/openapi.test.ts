@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { generateOpenApi } from '../../src/cli/serve-command.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
 
 test('docs/openapi.json is the document generated from the route schemas (run `npm run openapi`)', async () => {
   const generated = await generateOpenApi(loadConfig({}));

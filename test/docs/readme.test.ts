@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
-import { describeConfig, loadConfig } from '../../src/config/index.ts';
+import { describeConfig, loadConfig } from '../../src/runtime/config.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

@@ -10,7 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, FormData, fetch, Headers, type RequestInit, type Response } from 'undici';
 import type { Account } from '../../src/accounts/account-store.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { type RunningPresso, startPresso } from '../../src/runtime/presso.ts';
 import { freePort } from './ports.ts';

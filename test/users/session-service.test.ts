@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AccountService } from '../../src/accounts/account-service.ts';
-import { loadConfig } from '../../src/config/index.ts';
 import { ConfigError } from '../../src/errors/catalog.ts';
 import { openDatabase } from '../../src/persistence/sqlite/database.ts';
 import { SqliteAccountStore } from '../../src/persistence/sqlite/sqlite-account-store.ts';
 import { SqliteSessionStore } from '../../src/persistence/sqlite/sqlite-session-store.ts';
 import { SqliteUserStore } from '../../src/persistence/sqlite/sqlite-user-store.ts';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-rate-limiter.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
 import { SessionService } from '../../src/users/session-service.ts';
 import { UserService } from '../../src/users/user-service.ts';
 

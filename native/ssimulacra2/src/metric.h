@@ -1,5 +1,5 @@
 // SSIMULACRA 2 per-scale statistics, the C++ twin of scoreOnBackground in
-// src/processors/image/quality/ssimulacra2.ts up to (not including) the weighted sum, which stays in
+// src/processors/shared/metric/ssimulacra2.ts up to (not including) the weighted sum, which stays in
 // TypeScript (it uses `**`, whose last bit differs between V8 and glibc). Pure computation: no Node-API.
 #pragma once
 

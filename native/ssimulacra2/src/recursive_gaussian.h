@@ -1,4 +1,4 @@
-// The SSIMULACRA 2 blur, the C++ twin of src/processors/image/quality/recursive-gaussian.ts: the same
+// The SSIMULACRA 2 blur, the C++ twin of src/processors/shared/metric/recursive-gaussian.ts: the same
 // row pass (blocks of four outputs, scalar steps at both ends) and column pass, with float32 rounding
 // exactly where the TypeScript calls Math.fround or stores into a Float32Array, and double elsewhere.
 #pragma once

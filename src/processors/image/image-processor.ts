@@ -10,6 +10,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 // The image processor's admission budget is counted in bytes (limits.ts `jobShare`).
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { scoredPixels } from '../shared/metric/score.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_IMAGE_LIMITS, IMAGE_TIME_EARNED, type ImageLimits } from './config.ts';
@@ -27,7 +28,6 @@ import {
   resolveImageParams,
 } from './params.ts';
 import { checkImageParams } from './params-check.ts';
-import { scoredPixels } from './quality/score.ts';
 import { openSource } from './source.ts';
 
 // libvips defaults to one worker thread on glibc without jemalloc, which halves AVIF/WebP speed on two

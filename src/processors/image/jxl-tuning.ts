@@ -8,13 +8,13 @@
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sharp } from 'sharp';
+import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from '../shared/metric/pixels.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scoreAgainstMosaic } from '../shared/metric/score.ts';
+import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
 import type { ToolRun } from '../shared/run-tool.ts';
 import { decodeJxl, encodeJxl } from './codecs/jxl.ts';
 import { checkedSearch } from './quality/checked-search.ts';
-import { decodeRgb, mosaic, SEARCH_MOSAIC, sharpFromRgb } from './quality/pixels.ts';
-import { measureSsimulacra2, SCORE_MOSAIC, scoreAgainstMosaic } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
-import type { RgbImage } from './quality/ssimulacra2.ts';
 import { type LossyLevel, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
 /** Distances searched: 0.1 to 8.0 in steps of 0.1 (cjxl: 1.0 ≈ visually lossless). */

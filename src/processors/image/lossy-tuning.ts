@@ -5,10 +5,6 @@
  * search only the formats that can win (auto-candidates.ts).
  */
 import type { Sharp } from 'sharp';
-import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
-import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
-import { paletteOptions } from './png-tuning.ts';
-import { checkedSearch } from './quality/checked-search.ts';
 import {
   decodeRgb,
   mosaic,
@@ -17,11 +13,15 @@ import {
   sharpFromRgb,
   stitch,
   type TileGrid,
-} from './quality/pixels.ts';
-import { releasePixels, watchPixels } from './quality/release-pixels.ts';
-import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from './quality/score.ts';
+} from '../shared/metric/pixels.ts';
+import { releasePixels, watchPixels } from '../shared/metric/release-pixels.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from '../shared/metric/score.ts';
+import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
+import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
+import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
+import { paletteOptions } from './png-tuning.ts';
+import { checkedSearch } from './quality/checked-search.ts';
 import { searchQuality } from './quality/search.ts';
-import type { RgbImage } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 import { searchStart } from './search-model.ts';
 

@@ -5,11 +5,11 @@
 import exifReader from 'exif-reader';
 import sharp, { type Sharp } from 'sharp';
 import type { Deadline } from '../shared/deadline.ts';
+import { roundedTo8Bits } from '../shared/metric/pixels.ts';
 import type { ImageLimits } from './config.ts';
 import { applyGeometry } from './geometry.ts';
 import { elementText, withoutTrailingNuls } from './metadata-text.ts';
 import type { CompressionLevel, GeometryRequest, MetadataMode } from './params.ts';
-import { roundedTo8Bits } from './quality/pixels.ts';
 import { type ImageSource, safetyOptions } from './source.ts';
 
 export interface PipelineOptions {

@@ -6,7 +6,7 @@
  * where the v2 'curv' single gamma would round 1/0.45455 to 563/256).
  */
 import { crc32, deflateSync } from 'node:zlib';
-import { adapt, type PngColourTags, rgbToXyz, SRGB } from './quality/png-colour.ts';
+import { adapt, type PngColourTags, rgbToXyz, SRGB } from '../shared/metric/png-colour.ts';
 
 const D50: [number, number] = [0.3457, 0.3585];
 /** The ICC connection space's white (ICC.1 7.2.16), written as the header's illuminant and the white point. */

@@ -12,16 +12,16 @@
  * Except at 16 bits: libvips (sharp 0.35, libvips 8.18) mis-decodes a colourful 16-bit PNG carrying any ICC
  * profile, even a plain sRGB one (julia-set.png: mean error 3 levels, up to 111 on saturated pixels, while the
  * same pixels at 8 bits convert exactly). A 16-bit tagged PNG is therefore converted here, with the metric's
- * own 16-bit conversion (quality/png-colour.ts), to a 16-bit sRGB copy without a profile; its text and EXIF
+ * own 16-bit conversion (shared/metric/png-colour.ts), to a 16-bit sRGB copy without a profile; its text and EXIF
  * chunks are not carried over. 16-bit PNGs with an iCCP profile still go through libvips (docs/benchmarks.md).
  */
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Metadata } from 'sharp';
 import sharp from 'sharp';
+import { storedSamples } from '../shared/metric/pixels.ts';
+import { pngColourTags, taggedToSrgb16 } from '../shared/metric/png-colour.ts';
 import { profileForTags, withProfileForTags } from './png-colour-profile.ts';
-import { storedSamples } from './quality/pixels.ts';
-import { pngColourTags, taggedToSrgb16 } from './quality/png-colour.ts';
 
 /** Colour chunks sit before the image data; a head this large holds them unless text chunks are huge. */
 const HEAD_BYTES = 1 << 20;

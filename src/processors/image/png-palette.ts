@@ -16,8 +16,8 @@
  * 25,883 → 19,538 B, 77.1 → 72.3); on gradients it bands and fails, and dithering is searched.
  */
 import type { Sharp } from 'sharp';
-import { scoreEncodedAgainstMosaic } from './quality/score.ts';
-import type { RgbImage } from './quality/ssimulacra2.ts';
+import { scoreEncodedAgainstMosaic } from '../shared/metric/score.ts';
+import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
 
 /**
  * libimagequant qualities the search may pick below 100, the same for every level. Bisection over this

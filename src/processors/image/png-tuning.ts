@@ -15,6 +15,10 @@
  * test/processors/image/png-levels.test.ts checks it on corpus images of each kind.
  */
 import type { Sharp } from 'sharp';
+import { decodeRgb, mosaic, SEARCH_MOSAIC } from '../shared/metric/pixels.ts';
+import { releasePixels, watchPixels } from '../shared/metric/release-pixels.ts';
+import { measureSsimulacra2, SCORE_MOSAIC, scorePixels } from '../shared/metric/score.ts';
+import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
 import { optimisePng } from './codecs/oxipng.ts';
 import { ancillaryChunks } from './codecs/png-chunks.ts';
 import {
@@ -24,11 +28,7 @@ import {
 } from './codecs/png-near-lossless.ts';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { paletteEncoding, searchPalette } from './png-palette.ts';
-import { decodeRgb, mosaic, SEARCH_MOSAIC } from './quality/pixels.ts';
-import { releasePixels, watchPixels } from './quality/release-pixels.ts';
-import { measureSsimulacra2, SCORE_MOSAIC, scorePixels } from './quality/score.ts';
 import { searchQuality } from './quality/search.ts';
-import type { RgbImage } from './quality/ssimulacra2.ts';
 import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
 
 /**

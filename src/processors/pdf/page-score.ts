@@ -5,8 +5,8 @@
  * pdfwrite as text and vectors), at most `scoredPages` of them, and the reference pages are drawn once.
  */
 import { join } from 'node:path';
-import { scorePixels } from '../image/quality/score.ts';
-import type { RgbImage } from '../image/quality/ssimulacra2.ts';
+import { scorePixels } from '../shared/metric/score.ts';
+import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
 import { imagePages, type PdfToolRun, renderPage } from './pdf-tools.ts';
 import { readPnm } from './pnm.ts';
 

@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
-import { fromRaw } from '../image/quality/pixels.ts';
-import type { RgbImage } from '../image/quality/ssimulacra2.ts';
+import { fromRaw } from '../shared/metric/pixels.ts';
+import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
 
 export async function readPnm(path: string): Promise<RgbImage> {
   return parsePnm(await readFile(path));

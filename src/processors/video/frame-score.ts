@@ -9,7 +9,7 @@ import { UnprocessableInputError } from '../../errors/catalog.ts';
 import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
-import { measureSsimulacra2 } from '../image/quality/score.ts';
+import { measureSsimulacra2 } from '../shared/metric/score.ts';
 
 async function frameAt(file: string, seconds: number, out: string, run: MediaRun): Promise<Uint8Array> {
   await runFfmpeg(

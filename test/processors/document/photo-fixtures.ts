@@ -10,8 +10,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { readZip, type ZipEntry } from '../../../src/processors/document/zip.ts';
-import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
-import type { RgbImage } from '../../../src/processors/image/quality/ssimulacra2.ts';
+import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
+import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { corpus } from '../../support/corpus.ts';
 import { photoPage, soffice } from './fixtures.ts';
 

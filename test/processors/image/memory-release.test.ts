@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { getHeapSpaceStatistics } from 'node:v8';
 import sharp from 'sharp';
-import { decodeRgb, mosaic } from '../../../src/processors/image/quality/pixels.ts';
+import { applyTunedEncoder } from '../../../src/processors/image/tuned-encoder.ts';
+import { decodeRgb, mosaic } from '../../../src/processors/shared/metric/pixels.ts';
 import {
   RELEASE_BYTES,
   releasePixels,
   watchPixels,
-} from '../../../src/processors/image/quality/release-pixels.ts';
-import { SCORE_MOSAIC, scoreEncodedAgainstMosaic } from '../../../src/processors/image/quality/score.ts';
-import { applyTunedEncoder } from '../../../src/processors/image/tuned-encoder.ts';
+} from '../../../src/processors/shared/metric/release-pixels.ts';
+import { SCORE_MOSAIC, scoreEncodedAgainstMosaic } from '../../../src/processors/shared/metric/score.ts';
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-memory-release-');

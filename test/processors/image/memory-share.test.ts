@@ -9,7 +9,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import sharp, { type Sharp } from 'sharp';
-import { loadConfig } from '../../../src/config/index.ts';
 import { ConfigError } from '../../../src/errors/catalog.ts';
 import { DEFAULT_IMAGE_LIMITS } from '../../../src/processors/image/config.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
@@ -20,8 +19,9 @@ import {
   SCORE_BYTES_PER_PIXEL,
   WORKING_COPIES,
 } from '../../../src/processors/image/limits.ts';
-import { scoredPixels } from '../../../src/processors/image/quality/score.ts';
 import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
+import { scoredPixels } from '../../../src/processors/shared/metric/score.ts';
+import { loadConfig } from '../../../src/runtime/config.ts';
 import { corpus } from '../../support/corpus.ts';
 import { useScratch } from '../../support/scratch.ts';
 

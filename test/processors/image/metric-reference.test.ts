@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
-import { scorePixels } from '../../../src/processors/image/quality/score.ts';
-import { ssimulacra2 } from '../../../src/processors/image/quality/ssimulacra2.ts';
+import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
+import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
+import { ssimulacra2 } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/ssimulacra2');
 interface Pair {

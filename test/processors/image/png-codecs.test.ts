@@ -7,8 +7,8 @@ import {
   encodeNearLosslessPng,
   quantiseResiduals,
 } from '../../../src/processors/image/codecs/png-near-lossless.ts';
-import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
-import type { RgbImage } from '../../../src/processors/image/quality/ssimulacra2.ts';
+import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
+import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { corpus } from '../../support/corpus.ts';
 
 function maxDifference(a: RgbImage, b: RgbImage): number {

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import sharp from 'sharp';
 import { withColourChunks } from '../../../bench/metric/png-chunks.ts';
-import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
-import { pngColourTags } from '../../../src/processors/image/quality/png-colour.ts';
-import { scorePixels } from '../../../src/processors/image/quality/score.ts';
+import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
+import { pngColourTags } from '../../../src/processors/shared/metric/png-colour.ts';
+import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';
 

@@ -12,9 +12,9 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { optimisePng } from '../../../src/processors/image/codecs/oxipng.ts';
 import { type PngTuningReport, paletteOptions, tunedPng } from '../../../src/processors/image/png-tuning.ts';
-import { scoreOutput } from '../../../src/processors/image/quality/score.ts';
 import { type LossyLevel, QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { applyTunedEncoder } from '../../../src/processors/image/tuned-encoder.ts';
+import { scoreOutput } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 
 const LEVELS: LossyLevel[] = ['medium', 'high', 'ultra'];

@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import sharp from 'sharp';
-import { decodeJpegMosaic, decodeRgb, mosaic } from '../../../src/processors/image/quality/pixels.ts';
+import { searchQuality } from '../../../src/processors/image/quality/search.ts';
+import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
+import { decodeJpegMosaic, decodeRgb, mosaic } from '../../../src/processors/shared/metric/pixels.ts';
 import {
   SCORE_MOSAIC,
   scoreAgainstMosaic,
   scoreEncodedAgainstMosaic,
   scoreOutput,
   scorePixels,
-} from '../../../src/processors/image/quality/score.ts';
-import { searchQuality } from '../../../src/processors/image/quality/search.ts';
-import { ssimulacra2 } from '../../../src/processors/image/quality/ssimulacra2.ts';
-import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
+} from '../../../src/processors/shared/metric/score.ts';
+import { ssimulacra2 } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { corpus } from '../../support/corpus.ts';
 import { smallCorpus } from '../../support/small-corpus.ts';
 import { removeWorkDirs, runImage } from './run-image.ts';

@@ -9,15 +9,15 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { decodeRgb } from '../../../src/processors/image/quality/pixels.ts';
-import { measureSsimulacra2 } from '../../../src/processors/image/quality/score.ts';
-import { type RgbImage, ssimulacra2 } from '../../../src/processors/image/quality/ssimulacra2.ts';
+import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
+import { measureSsimulacra2 } from '../../../src/processors/shared/metric/score.ts';
+import { type RgbImage, ssimulacra2 } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import {
   ADDON_PATH,
   nativeCbrt,
   nativeSsimulacra2LoadError,
   ssimulacra2Native,
-} from '../../../src/processors/image/quality/ssimulacra2-native.ts';
+} from '../../../src/processors/shared/metric/ssimulacra2-native.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/ssimulacra2');
 const support = resolve(import.meta.dirname, '../../support');

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
-import { scorePixels } from '../../../src/processors/image/quality/score.ts';
 import { createPdfProcessor } from '../../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../../src/processors/pdf/pnm.ts';
 import { PAGE_TARGETS } from '../../../src/processors/pdf/targets.ts';
 import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
+import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { PHOTO_WORDS, pdfFacts, pdfJob, renderAll, samples, writePhotoPdf } from './fixtures.ts';
 

@@ -11,7 +11,7 @@
  * alpha errors, and some images (overlay wallpapers: black pixels, all content in alpha) have nothing else.
  */
 import { deflateSync } from 'node:zlib';
-import type { RgbImage } from '../quality/ssimulacra2.ts';
+import type { RgbImage } from '../../shared/metric/ssimulacra2.ts';
 import { type PngColourType, writePng } from './png-chunks.ts';
 
 /** PNG row filters (PNG spec §9.2), in their on-disk numbering. */

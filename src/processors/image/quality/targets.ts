@@ -15,7 +15,7 @@ export const QUALITY_TARGETS: Record<LossyLevel, number> = {
 };
 
 /**
- * The search scores a mosaic of full-resolution tiles (quality/pixels.ts), which read on average ~1 point
+ * The search scores a mosaic of full-resolution tiles (shared/metric/pixels.ts), which read on average ~1 point
  * higher than the whole image on the corpus: the search aims this much above the target.
  */
 export const PROXY_MARGIN = 1;

@@ -5,6 +5,16 @@
  * `presso config`, from the same declarations.
  */
 import { resolve } from 'node:path';
+import {
+  describeVars,
+  type Env,
+  type Loaded,
+  oneOf,
+  optionalStr,
+  type Section,
+  section,
+  str,
+} from '../config/env.ts';
 import { connectorsConfig } from '../connectors/config.ts';
 import { storageConfig } from '../files/config.ts';
 import { serverConfig } from '../http/config.ts';
@@ -19,19 +29,9 @@ import { pdfConfig } from '../processors/pdf/config.ts';
 import { sandboxConfig } from '../processors/shared/config.ts';
 import { videoConfig } from '../processors/video/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
-import { scaledConfig } from '../runtime/scaled-config.ts';
 import { sessionsConfig } from '../users/config.ts';
 import { webhooksConfig } from '../webhooks/config.ts';
-import {
-  describeVars,
-  type Env,
-  type Loaded,
-  oneOf,
-  optionalStr,
-  type Section,
-  section,
-  str,
-} from './env.ts';
+import { scaledConfig } from './scaled-config.ts';
 
 /** What belongs to no one component: where data lives, how much is logged, the first account. */
 const coreConfig = section(

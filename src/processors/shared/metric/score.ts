@@ -69,7 +69,7 @@ export function scoreAgainstMosaic(referenceMosaic: RgbImage, output: RgbImage):
   return measureSsimulacra2(a, b);
 }
 
-/** `scoreAgainstMosaic` of an encoded output; a JPEG or PNG is decoded band by band (quality/pixels.ts). */
+/** `scoreAgainstMosaic` of an encoded output; a JPEG or PNG is decoded band by band (shared/metric/pixels.ts). */
 export async function scoreEncodedAgainstMosaic(
   referenceMosaic: RgbImage,
   output: Buffer,
