@@ -20,6 +20,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import type { Processor } from '../../src/processors/processor.ts';
 import { loadPages } from '../../test/processors/bundle/browser.ts';
+import { DEFAULT_SETTINGS } from '../../test/support/host-settings.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
@@ -57,9 +58,13 @@ const FOLDERS = [
 ].slice(0, quick ? 2 : undefined);
 
 const images = createImageProcessor();
-const others: Processor[] = [images, createPdfProcessor(), createDocumentProcessor(images)];
+const others: Processor[] = [
+  images,
+  createPdfProcessor(),
+  createDocumentProcessor(images, {}, DEFAULT_SETTINGS),
+];
 const archives = createArchiveProcessor((kind) => others.find((p) => p.kind === kind));
-const bundles = createBundleProcessor(images);
+const bundles = createBundleProcessor(images, {}, DEFAULT_SETTINGS);
 
 const meter = CpuMeter.open('archives');
 

@@ -17,6 +17,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../src/processors/pdf/pnm.ts';
 import { scorePixels } from '../../src/processors/shared/metric/score.ts';
+import { DEFAULT_SETTINGS } from '../../test/support/host-settings.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 
@@ -176,7 +177,7 @@ const made = ['docx:MS Word 2007 XML', 'odt'].map((filter) => {
   );
   return join(out, `photo-page.${filter.split(':')[0]}`);
 });
-const documents = createDocumentProcessor(createImageProcessor());
+const documents = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
 for (const file of [join(forensics, 'text1/a-text.docx'), join(forensics, 'text1/a-text.odt'), ...made]) {
   const detected = (await detectFile(file))!;
   const work = mkdtempSync(join(scratch, 'doc-'));

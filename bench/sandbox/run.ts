@@ -23,6 +23,7 @@ import { createVideoProcessor } from '../../src/processors/video/video-processor
 import { writeArchives } from '../../test/processors/archive/fixtures.ts';
 import { makeOfficeSamples } from '../../test/processors/document/fixtures.ts';
 import { writePhotoPdf } from '../../test/processors/pdf/fixtures.ts';
+import { DEFAULT_SETTINGS } from '../../test/support/host-settings.ts';
 import { makeClip, makeTone } from '../../test/support/media.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
@@ -97,14 +98,14 @@ async function inputs(): Promise<Job[]> {
     {
       kind: 'document',
       what: 'DOCX with a photo (LibreOffice check)',
-      processor: createDocumentProcessor(images),
+      processor: createDocumentProcessor(images, {}, DEFAULT_SETTINGS),
       path: office.docx!,
       params: {},
     },
     {
       kind: 'document',
       what: 'DOCX to PDF (LibreOffice)',
-      processor: createDocumentProcessor(images),
+      processor: createDocumentProcessor(images, {}, DEFAULT_SETTINGS),
       path: office.docx!,
       params: { format: 'pdf' },
     },

@@ -21,6 +21,12 @@ import type { ParsedFetchRequest, ParsedRequest } from './request-params.ts';
 export interface JobServiceOptions {
   asyncThresholdBytes: number;
   syncTimeoutMs: number;
+  /**
+   * The queue lane of an upload of this kind (the processor catalog's: video and audio take the media lane);
+   * standard when absent. A fetched file's kind is known only once a worker downloaded it, so fetches take
+   * the standard lane (the encode budget still bounds how many encode at once).
+   */
+  laneOf?: (kind: string | undefined) => JobLane;
 }
 
 export interface JobServiceDeps {
@@ -58,7 +64,7 @@ export class JobService {
     if (request.params.store) await this.#deps.destinations.check(args.accountId, request.params.store);
     // The kind and lane from the magic bytes, before the upload moves to the file store (a worker checks again).
     const kind = (await detectFile(path).catch(() => undefined))?.kind;
-    const lane = laneOf(kind);
+    const lane = this.#options.laneOf?.(kind) ?? 'standard';
     await this.#deps.files.putFile(jobKeys.input(jobId), path);
     const job = await this.#deps.store
       .create({
@@ -175,12 +181,4 @@ export class JobService {
       this.#deps.logger.error({ err: error, jobId: job.id, usage }, 'usage not counted');
     });
   }
-}
-
-/**
- * Video and audio take the media lane. A fetched file's kind is known only once a worker downloaded it,
- * so fetches take the standard lane (the encode budget still bounds how many encode at once).
- */
-function laneOf(kind: string | undefined): JobLane {
-  return kind === 'video' || kind === 'audio' ? 'media' : 'standard';
 }

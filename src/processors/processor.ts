@@ -16,10 +16,13 @@ export interface DetectedInput {
   size: number;
 }
 
-export interface ProcessRequest {
+export interface ProcessRequest<P = Record<string, unknown>> {
   input: DetectedInput;
-  /** The processor's own namespace of the request (`image` for the image processor), already schema-valid. */
-  params: Record<string, unknown>;
+  /**
+   * The processor's own namespace of the request (`image` for the image processor), already schema-valid; a
+   * kind's own code receives it typed, its defaults applied (module.ts `typedProcessor`).
+   */
+  params: P;
   /** A private directory for this job's intermediate files; removed when the job ends. */
   workDir: string;
   /**

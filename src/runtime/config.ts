@@ -20,14 +20,8 @@ import { storageConfig } from '../files/config.ts';
 import { serverConfig } from '../http/config.ts';
 import { jobsConfig } from '../jobs/config.ts';
 import { outboundConfig, serviceIdentityConfig } from '../outbound/config.ts';
-import { archiveConfig } from '../processors/archive/config.ts';
-import { audioConfig } from '../processors/audio/config.ts';
-import { bundleConfig } from '../processors/bundle/config.ts';
-import { documentConfig } from '../processors/document/config.ts';
-import { imageConfig } from '../processors/image/config.ts';
-import { pdfConfig } from '../processors/pdf/config.ts';
+import { PROCESSORS } from '../processors/catalog.ts';
 import { sandboxConfig } from '../processors/shared/config.ts';
-import { videoConfig } from '../processors/video/config.ts';
 import { rateLimitConfig } from '../ratelimit/config.ts';
 import { sessionsConfig } from '../users/config.ts';
 import { webhooksConfig } from '../webhooks/config.ts';
@@ -52,7 +46,19 @@ const coreConfig = section(
   (v) => ({ ...v, dataDir: resolve(v.dataDir) }),
 );
 
-/** Every section, in the order the README table lists them. */
+type ProcessorSections = {
+  [M in (typeof PROCESSORS)[number] as M['configKey']]: M['config'];
+};
+
+/** The catalog's sections, in its order, keyed as each module names its own. */
+function processorSections(): ProcessorSections {
+  const sections: Partial<Record<string, unknown>> = {};
+  for (const module of PROCESSORS) sections[module.configKey] = module.config;
+  // A record built from the tuple cannot carry the per-key types TypeScript reads off the tuple itself.
+  return sections as ProcessorSections;
+}
+
+/** Every section, in the order the README table lists them (processors last, in the catalog's order). */
 const SECTIONS = {
   core: coreConfig,
   runtime: scaledConfig,
@@ -66,13 +72,7 @@ const SECTIONS = {
   rateLimit: rateLimitConfig,
   sessions: sessionsConfig,
   connectors: connectorsConfig,
-  images: imageConfig,
-  videos: videoConfig,
-  audio: audioConfig,
-  pdf: pdfConfig,
-  document: documentConfig,
-  archive: archiveConfig,
-  bundle: bundleConfig,
+  ...processorSections(),
 } as const;
 
 type Sections = typeof SECTIONS;

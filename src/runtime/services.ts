@@ -15,15 +15,11 @@ import { JobSweeper } from '../jobs/job-sweeper.ts';
 import { RequestParser } from '../jobs/request-params.ts';
 import { GuardedOutboundClient } from '../outbound/guarded-client.ts';
 import type { OutboundClient } from '../outbound/outbound-client.ts';
-import { createArchiveProcessor } from '../processors/archive/archive-processor.ts';
-import { createAudioProcessor } from '../processors/audio/audio-processor.ts';
-import { createBundleProcessor } from '../processors/bundle/bundle-processor.ts';
-import { createDocumentProcessor } from '../processors/document/document-processor.ts';
-import { createImageProcessor } from '../processors/image/image-processor.ts';
-import { createPdfProcessor } from '../processors/pdf/pdf-processor.ts';
+import { laneOf } from '../processors/catalog.ts';
+import { createProcessors } from '../processors/host.ts';
+import type { HostSettings } from '../processors/module.ts';
 import type { Processor } from '../processors/processor.ts';
 import { ProcessorRegistry } from '../processors/registry.ts';
-import { createVideoProcessor } from '../processors/video/video-processor.ts';
 import { SessionService } from '../users/session-service.ts';
 import { UserService } from '../users/user-service.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
@@ -61,6 +57,11 @@ export interface ServiceOptions {
   processors?: Processor[];
 }
 
+/** What processors may read besides their own section: the operator's archive and image settings, as loaded. */
+export function hostSettings(config: Config): HostSettings {
+  return { archive: config.archive, images: { maxPixels: config.images.maxPixels } };
+}
+
 export function buildServices(
   backends: Backends,
   config: Config,
@@ -78,28 +79,16 @@ export function buildServices(
     serviceName: config.service.name,
     siteUrl: config.service.siteUrl,
   });
-  const images = createImageProcessor(config.images);
-  // Deep archive mode passes members to the processor of their kind: looked up in the registry built here.
-  let registry: ProcessorRegistry | undefined;
-  const processors = new ProcessorRegistry(
-    options.processors ?? [
-      images,
-      createVideoProcessor(config.videos),
-      createAudioProcessor(config.audio),
-      // Images embedded in PDFs are recompressed in place through the same image processor. A tool that
-      // succeeded with warnings (qpdf repairing a damaged file) is logged; the path names the job.
-      createPdfProcessor({
-        ...config.pdf,
-        images,
-        onWarning: (message) => logger.warn({ component: 'pdf' }, message),
-      }),
-      // Pictures inside office documents go through the same image processor and its memory budget.
-      createDocumentProcessor(images, config.document),
-      createArchiveProcessor((kind) => registry?.forKind(kind), config.archive),
-      createBundleProcessor(images, config.bundle),
-    ],
-  );
-  registry = processors;
+  // The catalog's processors (processors/catalog.ts), each from its loaded section; bundles and documents also
+  // read the operator's archive and image settings, handed over here rather than taken from defaults.
+  const processors = options.processors
+    ? new ProcessorRegistry(options.processors)
+    : createProcessors({
+        sections: config,
+        settings: hostSettings(config),
+        // A tool that succeeded with warnings (qpdf repairing a damaged file) is logged; the path names the job.
+        warn: (component, message) => logger.warn({ component }, message),
+      });
   const connectors = new ConnectorService(
     backends.connectorStore,
     new CredentialCipher(backends.connectorKey),
@@ -111,6 +100,7 @@ export function buildServices(
     {
       asyncThresholdBytes: config.jobs.asyncThresholdBytes,
       syncTimeoutMs: config.jobs.syncTimeoutMs,
+      laneOf,
     },
   );
   const metrics = new ServiceMetrics(queue, { role: config.runtime.role });

@@ -12,6 +12,7 @@ import { createBundleProcessor } from '../../src/processors/bundle/bundle-proces
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
 import { writeSite } from '../processors/bundle/site.ts';
+import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
 
 describe('POST /1.0/upload: a website bundle', () => {
@@ -19,7 +20,9 @@ describe('POST /1.0/upload: a website bundle', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presso-bundle-upload-'));
   before(async () => {
     const images = createImageProcessor();
-    presso = await buildTestApp({ processors: [images, createBundleProcessor(images)] });
+    presso = await buildTestApp({
+      processors: [images, createBundleProcessor(images, {}, DEFAULT_SETTINGS)],
+    });
   });
   after(async () => {
     await presso?.close();

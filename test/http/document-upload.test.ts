@@ -12,12 +12,15 @@ import { createDocumentProcessor } from '../../src/processors/document/document-
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
 import { corpus } from '../support/corpus.ts';
+import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
 
 describe('POST /1.0/upload: an office document', () => {
   let presso: TestApp;
   before(async () => {
-    presso = await buildTestApp({ processors: [createDocumentProcessor(createImageProcessor())] });
+    presso = await buildTestApp({
+      processors: [createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS)],
+    });
   });
   after(() => presso?.close());
 

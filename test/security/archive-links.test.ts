@@ -17,6 +17,7 @@ import { createArchiveProcessor } from '../../src/processors/archive/archive-pro
 import { createBundleProcessor } from '../../src/processors/bundle/bundle-processor.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { type CompletedResult, download } from '../api/helpers.ts';
+import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
 import { assertNoCanary, CANARY_NAME, expectRefused, plantCanary } from './archive-canary.ts';
 import {
@@ -52,7 +53,7 @@ describe('archive links through the API', () => {
       processors: [
         images,
         createArchiveProcessor((kind) => (kind === 'image' ? images : undefined)),
-        createBundleProcessor(images),
+        createBundleProcessor(images, {}, DEFAULT_SETTINGS),
       ],
     });
     secret = plantCanary(presso.dataDir);

@@ -16,6 +16,7 @@ import { createDocumentProcessor } from '../../src/processors/document/document-
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { type CompletedResult, download } from '../api/helpers.ts';
 import { soffice } from '../processors/document/fixtures.ts';
+import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
 import {
   docx,
@@ -59,7 +60,9 @@ export function officeLinkHarness(made = true): OfficeLinkHarness {
   } as OfficeLinkHarness;
   let scratch = '';
   before(async () => {
-    const presso = await buildTestApp({ processors: [createDocumentProcessor(createImageProcessor())] });
+    const presso = await buildTestApp({
+      processors: [createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS)],
+    });
     scratch = join(presso.dataDir, 'test-scratch');
     mkdirSync(scratch);
     const write = (name: string, bytes: Buffer) => {

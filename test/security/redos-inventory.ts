@@ -14,8 +14,8 @@ import { parseRange } from '../../src/http/routes/downloads.ts';
 import { isSvgText } from '../../src/media/detect.ts';
 import { outputName, safeFileName } from '../../src/media/formats.ts';
 import { fileNameFor, normaliseHeaders } from '../../src/outbound/request-parts.ts';
-import { parseListing } from '../../src/processors/archive/listing.ts';
-import { escapes } from '../../src/processors/archive/safety.ts';
+import { parseListing } from '../../src/processors/archive-tools/listing.ts';
+import { escapes } from '../../src/processors/archive-tools/safety.ts';
 import {
   resolveReference,
   rewriteCss,
@@ -247,14 +247,14 @@ export const REDOS_INVENTORY: RedosEntry[] = [
     },
   },
   {
-    name: "archive/listing.ts parseListing /\\n\\s*\\n/ and /^[A-Z]*\\s*/ (7-Zip's listing echoes member names)",
+    name: "archive-tools/listing.ts parseListing /\\n\\s*\\n/ and /^[A-Z]*\\s*/ (7-Zip's listing echoes member names)",
     run: () => {
       parseListing(`\n----------\n${many('Path = \n \n')}`);
       parseListing(`\n----------\nPath = a\nAttributes = ${many('A')}${many(' ')}`);
     },
   },
   {
-    name: 'archive/safety.ts escapes /^[A-Za-z]:/ (member names)',
+    name: 'archive-tools/safety.ts escapes /^[A-Za-z]:/ (member names)',
     run: () => {
       escapes(many('a:'));
     },

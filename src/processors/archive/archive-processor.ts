@@ -11,29 +11,27 @@ import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
 import type { FileKind } from '../../media/formats.ts';
+import { ARCHIVE_FORMATS, type ArchiveFormat, formatName, parseFormat } from '../archive-tools/formats.ts';
+import { checkPassword, listMembers, type Member, passwordError } from '../archive-tools/listing.ts';
+import { compressStream, packFolder, recompressZip } from '../archive-tools/pack.ts';
+import { checkMembers, type UnpackBudget } from '../archive-tools/safety.ts';
+import type { UnpackedTree } from '../archive-tools/tree-check.ts';
+import { decompressStream, extract, isTar } from '../archive-tools/unpack.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
 import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { ARCHIVE_TIME_EARNED, type ArchiveLimits, archiveTimeMs, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
 import { type DeepReport, processMembers } from './deep.ts';
-import { ARCHIVE_FORMATS, type ArchiveFormat, formatName, parseFormat } from './formats.ts';
-import { checkPassword, listMembers, type Member, passwordError } from './listing.ts';
 import { describeMembers } from './metadata.ts';
-import { compressStream, packFolder, recompressZip } from './pack.ts';
 import { type ArchiveParams, archiveParamsSchema, resolveArchiveParams } from './params.ts';
-import { checkMembers, type UnpackBudget } from './safety.ts';
-import type { UnpackedTree } from './tree-check.ts';
-import { decompressStream, extract, isTar } from './unpack.ts';
 
 export function createArchiveProcessor(
   processorFor: (kind: FileKind) => Processor | undefined,
   options: Partial<ArchiveLimits> = {},
 ): Processor {
-  const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS };
-  for (const key of Object.keys(limits) as (keyof ArchiveLimits)[]) {
-    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
-  }
+  const limits = withOverrides(DEFAULT_ARCHIVE_LIMITS, options);
   const processor: Processor = {
     name: 'archive',
     kind: 'archive',

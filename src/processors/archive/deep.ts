@@ -9,8 +9,8 @@ import { copyFile, lstat, mkdir, stat, utimes } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { detectFile } from '../../media/detect.ts';
 import type { FileKind } from '../../media/formats.ts';
+import type { ArchiveLevel } from '../archive-tools/formats.ts';
 import type { DetectedInput, Processor, ProcessRequest } from '../processor.ts';
-import type { ArchiveLevel } from './formats.ts';
 
 export interface DeepOptions {
   level: ArchiveLevel;

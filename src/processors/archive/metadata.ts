@@ -1,6 +1,6 @@
 /** `"metadata": true` for archives: counts, sizes and a listing capped in length. */
 import { formatInfo } from '../../media/formats.ts';
-import type { Member } from './listing.ts';
+import type { Member } from '../archive-tools/listing.ts';
 
 /** Longest listing returned; `listingTruncated` says when members were left out. */
 export const LISTING_CAP = 1000;

@@ -1,6 +1,11 @@
 /** The `archive` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
 import { Type } from 'typebox';
-import { ARCHIVE_FORMATS, ARCHIVE_LEVELS, type ArchiveFormatName, type ArchiveLevel } from './formats.ts';
+import {
+  ARCHIVE_FORMATS,
+  ARCHIVE_LEVELS,
+  type ArchiveFormatName,
+  type ArchiveLevel,
+} from '../archive-tools/formats.ts';
 
 export const archiveParamsSchema = Type.Object(
   {

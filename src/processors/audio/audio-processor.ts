@@ -15,6 +15,7 @@ import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { audioArgs, planAudioOutput } from './audio-args.ts';
@@ -40,11 +41,7 @@ export const AUDIO_INPUT_FORMATS = [
 export type AudioProcessorOptions = Partial<AudioLimits>;
 
 export function createAudioProcessor(options: AudioProcessorOptions = {}): Processor {
-  const limits: AudioLimits = { ...DEFAULT_AUDIO_LIMITS };
-  for (const key of Object.keys(limits) as (keyof AudioLimits)[]) {
-    const value = options[key];
-    if (value !== undefined) limits[key] = value;
-  }
+  const limits = withOverrides(DEFAULT_AUDIO_LIMITS, options);
   return {
     name: 'audio',
     kind: 'audio',

@@ -1,38 +1,44 @@
 /**
  * The bundle processor: a website as a ZIP whose root (or single top folder) holds index.html. It is listed
- * and checked like any archive (../archive/safety.ts: bombs, escapes, links, devices) before it is unpacked,
- * and the unpacked tree is checked against the listing (../archive/tree-check.ts: a symbolic link that leads
+ * and checked like any archive (../archive-tools/safety.ts: bombs, escapes, links, devices) before it is unpacked,
+ * and the unpacked tree is checked against the listing (../archive-tools/tree-check.ts: a symbolic link that leads
  * out of the site is refused) before any file is read; its images go through the image processor and its
  * pages, style sheets, scripts and JSON are minified (site-files.ts; links inside the site are kept as links,
  * never followed), and it is packed again as a ZIP with the archive processor's strongest deflate.
  */
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { DEFAULT_ARCHIVE_LIMITS } from '../archive/config.ts';
-import { listMembers } from '../archive/listing.ts';
-import { packFolder } from '../archive/pack.ts';
-import { checkMembers } from '../archive/safety.ts';
-import { extract } from '../archive/unpack.ts';
+import { listMembers } from '../archive-tools/listing.ts';
+import { packFolder } from '../archive-tools/pack.ts';
+import { checkMembers } from '../archive-tools/safety.ts';
+import { extract } from '../archive-tools/unpack.ts';
+import type { HostSettings } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
 import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { BUNDLE_TIME_EARNED, type BundleLimits, DEFAULT_BUNDLE_LIMITS } from './config.ts';
 import { bundleParamsSchema, resolveBundleParams } from './params.ts';
 import { optimiseSite } from './site-files.ts';
 
-export function createBundleProcessor(images: Processor, options: Partial<BundleLimits> = {}): Processor {
-  const limits: BundleLimits = { ...DEFAULT_BUNDLE_LIMITS };
-  for (const key of Object.keys(limits) as (keyof BundleLimits)[]) {
-    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
-  }
+/**
+ * `settings.archive`: the operator's `PRESSO_ARCHIVE_*` caps (ratio, tool memory), which bundles are unpacked
+ * under like any archive; its member and size caps are the bundle's own, tighter ones.
+ */
+export function createBundleProcessor(
+  images: Processor,
+  options: Partial<BundleLimits>,
+  settings: Pick<HostSettings, 'archive'>,
+): Processor {
+  const limits = withOverrides(DEFAULT_BUNDLE_LIMITS, options);
   return {
     name: 'bundle',
     kind: 'bundle',
     inputFormats: ['bundle'],
     outputFormats: ['bundle'],
     paramsSchema: bundleParamsSchema,
-    process: (request) => processBundle(request, images, limits),
+    process: (request) => processBundle(request, images, limits, settings.archive),
   };
 }
 
@@ -40,6 +46,7 @@ async function processBundle(
   request: ProcessRequest,
   images: Processor,
   limits: BundleLimits,
+  archive: HostSettings['archive'],
 ): Promise<ProcessResult> {
   request.signal.throwIfAborted();
   const params = resolveBundleParams(request.params);
@@ -52,10 +59,10 @@ async function processBundle(
     signal: request.signal,
     ...toolScope(request),
   };
-  const memoryBytes = DEFAULT_ARCHIVE_LIMITS.toolMemoryBytes;
+  const memoryBytes = archive.toolMemoryBytes;
   const members = await listMembers(request.input.path, 'zip', run, { password: undefined, memoryBytes });
   const archiveLimits = {
-    ...DEFAULT_ARCHIVE_LIMITS,
+    maxRatio: archive.maxRatio,
     maxMembers: limits.maxFiles,
     maxUnpackedBytes: limits.maxUnpackedBytes,
   };

@@ -10,9 +10,11 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolMissingError, ValidationError } from '../../errors/catalog.ts';
-import { pdfInfo } from '../pdf/pdf-tools.ts';
+import type { HostSettings } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
+import { pdfInfo } from '../shared/pdf-tools.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_DOCUMENT_LIMITS, DOCUMENT_TIME_EARNED, type DocumentLimits } from './config.ts';
@@ -41,18 +43,20 @@ const FAMILY: Record<string, 'text' | 'sheet' | 'slides'> = {
   ppt: 'slides',
 };
 
-export function createDocumentProcessor(images: Processor, options: Partial<DocumentLimits> = {}): Processor {
-  const limits: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS };
-  for (const key of Object.keys(limits) as (keyof DocumentLimits)[]) {
-    if (options[key] !== undefined) Object.assign(limits, { [key]: options[key] });
-  }
+/** `settings.images`: the operator's image pixel cap, which pictures inside a document are decoded under. */
+export function createDocumentProcessor(
+  images: Processor,
+  options: Partial<DocumentLimits>,
+  settings: Pick<HostSettings, 'images'>,
+): Processor {
+  const limits = withOverrides(DEFAULT_DOCUMENT_LIMITS, options);
   return {
     name: 'document',
     kind: 'document',
     inputFormats: INPUT_FORMATS,
     outputFormats: [...INPUT_FORMATS, 'pdf'],
     paramsSchema: documentParamsSchema,
-    process: (request) => processDocument(request, images, limits),
+    process: (request) => processDocument(request, images, limits, settings.images.maxPixels),
   };
 }
 
@@ -60,6 +64,7 @@ async function processDocument(
   request: ProcessRequest,
   images: Processor,
   limits: DocumentLimits,
+  maxPixels: number,
 ): Promise<ProcessResult> {
   request.signal.throwIfAborted();
   const params = resolveDocumentParams(request.params);
@@ -93,6 +98,7 @@ async function processDocument(
   if (!isSigned(entries)) {
     const media = await recompressMedia(entries, {
       images,
+      maxPixels,
       level: params.compression,
       imageFormat: params.imageFormat,
       kind,

@@ -10,7 +10,6 @@ import { join, posix } from 'node:path';
 import sharp from 'sharp';
 import { PressoError } from '../../errors/catalog.ts';
 import { type DetectedFile, detectFile } from '../../media/detect.ts';
-import { DEFAULT_IMAGE_LIMITS } from '../image/config.ts';
 import type { DetectedInput, Processor } from '../processor.ts';
 import type { DocumentImageFormat } from './params.ts';
 import type { PackageKind } from './part-references.ts';
@@ -27,6 +26,8 @@ const EXTENSION: Record<PackageKind, Record<'jpeg' | 'png', string>> = {
 
 export interface MediaJob {
   images: Processor;
+  /** The operator's `PRESSO_IMAGE_MAX_PIXELS`: a picture is decoded for its alpha only under it. */
+  maxPixels: number;
   level: string;
   imageFormat: DocumentImageFormat;
   /** undefined: a package whose references cannot be updated, so no part is renamed. */
@@ -97,7 +98,7 @@ async function conversionName(
   const target = job.imageFormat;
   if (target === 'keep' || job.kind === undefined || target === detected.format) return undefined;
   if (detected.format !== 'jpeg' && detected.format !== 'png') return undefined;
-  if (target === 'jpeg' && (job.level === 'lossless' || (await hasTransparency(entry.data))))
+  if (target === 'jpeg' && (job.level === 'lossless' || (await hasTransparency(entry.data, job.maxPixels))))
     return undefined;
   const name = entry.name.slice(0, -posix.extname(entry.name).length) + EXTENSION[job.kind][target];
   return names.has(name.toLowerCase()) ? undefined : name;
@@ -105,12 +106,12 @@ async function conversionName(
 
 /**
  * Whether any pixel is less than opaque: JPEG would flatten it onto white. The header answers for a
- * picture without alpha; one with an alpha channel is decoded (within the image processor's pixel limit,
+ * picture without alpha; one with an alpha channel is decoded (within the image processor's pixel limit, as set,
  * refused above it, which counts as transparent so the picture keeps its format).
  */
-async function hasTransparency(data: Buffer): Promise<boolean> {
+async function hasTransparency(data: Buffer, maxPixels: number): Promise<boolean> {
   try {
-    const image = sharp(data, { limitInputPixels: DEFAULT_IMAGE_LIMITS.maxPixels });
+    const image = sharp(data, { limitInputPixels: maxPixels });
     if (!(await image.metadata()).hasAlpha) return false;
     return !(await image.stats()).isOpaque;
   } catch {

@@ -10,6 +10,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 // The image processor's admission budget is counted in bytes (limits.ts `jobShare`).
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
 import { scoredPixels } from '../shared/metric/score.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
@@ -49,11 +50,7 @@ export function createImageProcessor(
   options: ImageProcessorOptions = {},
   budget?: AdmissionBudget,
 ): Processor {
-  const limits: ImageLimits = { ...DEFAULT_IMAGE_LIMITS };
-  for (const key of Object.keys(limits) as (keyof ImageLimits)[]) {
-    const value = options[key];
-    if (value !== undefined) limits[key] = value;
-  }
+  const limits = withOverrides(DEFAULT_IMAGE_LIMITS, options);
   if (budget === undefined && limits.memoryInFlight < largestImageShare(limits)) {
     throw new RangeError(
       `the image memory budget (${limits.memoryInFlight} bytes) cannot hold the largest accepted image ` +

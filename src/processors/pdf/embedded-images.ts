@@ -12,6 +12,7 @@ import sharp, { type Sharp } from 'sharp';
 import { PressoError } from '../../errors/catalog.ts';
 import { detectFile } from '../../media/detect.ts';
 import type { Processor } from '../processor.ts';
+import { type PdfToolRun, pdfTool, pdfToolOutput } from '../shared/pdf-tools.ts';
 import { cmykTiff } from './cmyk-tiff.ts';
 import {
   objectId,
@@ -21,7 +22,6 @@ import {
   type PdfObjectUpdate,
   type PdfValue,
 } from './pdf-objects.ts';
-import { type PdfToolRun, pdfTool, pdfToolOutput } from './pdf-tools.ts';
 import type { LossyPdfLevel } from './targets.ts';
 
 /** Images below this size (bytes in the file) are not worth a decode and a search. */

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { PressoError, ValidationError } from '../../errors/catalog.ts';
-import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
+import { type PdfToolRun, pdfTool } from '../shared/pdf-tools.ts';
 
 export interface OpenedPdf {
   /** The file the rest of the pipeline reads: the input, or its decrypted copy. */

@@ -9,13 +9,13 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Processor } from '../processor.ts';
+import { type PdfToolRun, pdfTool } from '../shared/pdf-tools.ts';
 import type { PdfEngineName } from './config.ts';
 import { imageUpdates } from './embedded-images.ts';
 import { ghostscript, type ImageSettings, LADDER } from './ghostscript.ts';
 import type { PageScorer } from './page-score.ts';
 import type { PdfParams } from './params.ts';
 import { applyUpdates, readObjects } from './pdf-objects.ts';
-import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
 import { privateDataUpdates } from './private-data.ts';
 import { LADDER_START, PAGE_TARGETS } from './targets.ts';
 

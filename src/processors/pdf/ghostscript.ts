@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
+import { type PdfToolRun, pdfTool } from '../shared/pdf-tools.ts';
 
 /** One rung of the lossy ladder: images above `dpi` are downsampled, then JPEG-encoded at `qFactor`. */
 export interface ImageSettings {

@@ -3,7 +3,7 @@
  * producer, creator), encryption, fonts (embedded or not), image count, linearisation and tagging. All
  * read by Poppler from the (decrypted) input.
  */
-import { imagePages, type PdfToolRun, pdfInfo, pdfTool } from './pdf-tools.ts';
+import { imagePages, type PdfToolRun, pdfInfo, pdfTool } from '../shared/pdf-tools.ts';
 
 /** Page sizes listed at most for this many pages (pdfinfo prints one line per page). */
 const SIZED_PAGES = 100;

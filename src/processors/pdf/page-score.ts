@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { scorePixels } from '../shared/metric/score.ts';
 import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
-import { imagePages, type PdfToolRun, renderPage } from './pdf-tools.ts';
+import { imagePages, type PdfToolRun, renderPage } from '../shared/pdf-tools.ts';
 import { readPnm } from './pnm.ts';
 
 /** Screen resolution: what a reader sees at 100 % zoom, where lost image detail shows. */

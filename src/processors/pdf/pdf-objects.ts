@@ -7,7 +7,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
-import { type PdfToolRun, pdfTool } from './pdf-tools.ts';
+import { type PdfToolRun, pdfTool } from '../shared/pdf-tools.ts';
 
 /**
  * The JSON of a PDF's objects is about a tenth of the file. It is parsed on the event loop, which serves

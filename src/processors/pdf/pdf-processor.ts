@@ -8,6 +8,8 @@ import { PressoError, UnprocessableInputError, ValidationError } from '../../err
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
+import { checkStructure, type PdfToolRun, pageCount } from '../shared/pdf-tools.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_PDF_LIMITS, PDF_TIME_EARNED, type PdfLimits } from './config.ts';
@@ -17,7 +19,6 @@ import { describePdf } from './metadata.ts';
 import { type PageScorer, pageScorer } from './page-score.ts';
 import { pdfParamsSchema, resolvePdfParams } from './params.ts';
 import { checkPdfParams } from './params-check.ts';
-import { checkStructure, type PdfToolRun, pageCount } from './pdf-tools.ts';
 
 export type PdfProcessorOptions = Partial<PdfLimits> & {
   /** The image processor: embedded images are recompressed through it (the `images` engine). */
@@ -31,7 +32,7 @@ export type PdfProcessorOptions = Partial<PdfLimits> & {
 /** `budget`: the turns PDFs take (one per job); a process shares one between its processors. */
 export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: AdmissionBudget): Processor {
   const { onTrial, onWarning, images, ...overrides } = options;
-  const limits: PdfLimits = { ...DEFAULT_PDF_LIMITS, ...stripUndefined(overrides) };
+  const limits = withOverrides(DEFAULT_PDF_LIMITS, overrides);
   const turns = budget ?? new AdmissionBudget(limits.jobsInFlight);
   return {
     name: 'pdf',
@@ -148,8 +149,4 @@ async function validate(candidate: string, pages: number, run: PdfToolRun): Prom
   if (written !== pages) {
     throw new UnprocessableInputError(`An engine wrote ${written} of the PDF's ${pages} pages.`);
   }
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -16,6 +16,7 @@ import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
 import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
+import { withOverrides } from '../shared/limits.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_VIDEO_LIMITS, VIDEO_TIME_EARNED, type VideoLimits, videoDecodeBounds } from './config.ts';
@@ -50,11 +51,7 @@ export function createVideoProcessor(
   options: VideoProcessorOptions = {},
   budget?: AdmissionBudget,
 ): Processor {
-  const limits: VideoLimits = { ...DEFAULT_VIDEO_LIMITS };
-  for (const key of Object.keys(limits) as (keyof VideoLimits)[]) {
-    const value = options[key];
-    if (value !== undefined) limits[key] = value;
-  }
+  const limits = withOverrides(DEFAULT_VIDEO_LIMITS, options);
   const encodes = budget ?? new AdmissionBudget(limits.encodesInFlight);
   return {
     name: 'video',

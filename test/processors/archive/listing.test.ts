@@ -14,7 +14,7 @@ import {
   listMembers,
   type Member,
   parseListing,
-} from '../../../src/processors/archive/listing.ts';
+} from '../../../src/processors/archive-tools/listing.ts';
 import { Deadline } from '../../../src/processors/shared/deadline.ts';
 import { useScratch } from '../../support/scratch.ts';
 

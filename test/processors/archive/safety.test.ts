@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
 import { createArchiveProcessor } from '../../../src/processors/archive/archive-processor.ts';
-import { escapes } from '../../../src/processors/archive/safety.ts';
+import { escapes } from '../../../src/processors/archive-tools/safety.ts';
 import { runProcessor } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { writeBombs, writeEscapes, writeOverlappingZip } from './fixtures.ts';

@@ -10,9 +10,9 @@ import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
-import { resolveLink, type TreeNode } from '../../../src/processors/archive/links.ts';
-import type { Member, MemberType } from '../../../src/processors/archive/listing.ts';
-import { checkUnpackedTree } from '../../../src/processors/archive/tree-check.ts';
+import { resolveLink, type TreeNode } from '../../../src/processors/archive-tools/links.ts';
+import type { Member, MemberType } from '../../../src/processors/archive-tools/listing.ts';
+import { checkUnpackedTree } from '../../../src/processors/archive-tools/tree-check.ts';
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-archive-tree-');

@@ -13,6 +13,7 @@ import { createDocumentProcessor } from '../../../src/processors/document/docume
 import { readZip } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
+import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { makeOfficeSamples } from './fixtures.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
@@ -34,15 +35,19 @@ const cut = join(dir, 'cut.docx');
 const docx = readFileSync(samples.docx!);
 await writeFile(cut, docx.subarray(0, Math.floor(docx.length * 0.7)));
 
-processorContract('document', () => createDocumentProcessor(createImageProcessor(), { verify: false }), {
-  byFormat: samples as Record<string, string>,
-  corrupt: [cut],
-  // The photo inside goes through the image processor's quality search: seconds of work.
-  slow: { path: samples.docx!, params: { compression: 'medium' } },
-  async verifyOutput(result) {
-    if (!['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp'].includes(result.format)) return;
-    // Every part inflates and passes its checksum; unzip agrees independently.
-    readZip(readFileSync(result.path), { maxEntries: 10_000, maxUnzippedBytes: 1e9 });
-    execFileSync('unzip', ['-tq', result.path], { stdio: 'pipe' });
+processorContract(
+  'document',
+  () => createDocumentProcessor(createImageProcessor(), { verify: false }, DEFAULT_SETTINGS),
+  {
+    byFormat: samples as Record<string, string>,
+    corrupt: [cut],
+    // The photo inside goes through the image processor's quality search: seconds of work.
+    slow: { path: samples.docx!, params: { compression: 'medium' } },
+    async verifyOutput(result) {
+      if (!['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp'].includes(result.format)) return;
+      // Every part inflates and passes its checksum; unzip agrees independently.
+      readZip(readFileSync(result.path), { maxEntries: 10_000, maxUnzippedBytes: 1e9 });
+      execFileSync('unzip', ['-tq', result.path], { stdio: 'pipe' });
+    },
   },
-});
+);

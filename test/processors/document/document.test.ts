@@ -16,6 +16,7 @@ import { createImageProcessor } from '../../../src/processors/image/image-proces
 import { setSandboxMode } from '../../../src/processors/shared/sandbox.ts';
 import { odtLinking } from '../../security/office-link-documents.ts';
 import { corpus } from '../../support/corpus.ts';
+import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { documentJob, layout, makeOfficeSamples, type OfficeSamples, PHOTO_WORDS } from './fixtures.ts';
@@ -25,7 +26,7 @@ const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 describe('document processor', () => {
   const scratch = useScratch('presso-document-');
   const images = createImageProcessor();
-  const processor = createDocumentProcessor(images);
+  const processor = createDocumentProcessor(images, {}, DEFAULT_SETTINGS);
   let samples: Partial<OfficeSamples>;
   before(() => {
     samples = makeOfficeSamples(scratch(), ['docx', 'odt']);
@@ -100,7 +101,7 @@ describe('document processor', () => {
     assert.ok(bomb.length < 1_000_000);
     const path = join(scratch(), 'bomb.docx');
     writeFileSync(path, bomb);
-    const small = createDocumentProcessor(images, { maxUnpackedBytes: 10_000_000 });
+    const small = createDocumentProcessor(images, { maxUnpackedBytes: 10_000_000 }, DEFAULT_SETTINGS);
     await assert.rejects(small.process(documentJob(scratch(), path, 'docx')), (error: unknown) => {
       assert.ok(error instanceof PressoError);
       assert.equal(error.statusCode, 422);
@@ -151,7 +152,7 @@ describe('document processor', () => {
   });
 
   test('a conversion that outlives its time budget is killed and leaves no process', async () => {
-    const hurried = createDocumentProcessor(images, { timeBudgetMs: 200 });
+    const hurried = createDocumentProcessor(images, { timeBudgetMs: 200 }, DEFAULT_SETTINGS);
     const job = documentJob(scratch(), samples.docx!, 'docx', { format: 'pdf' });
     await assert.rejects(hurried.process(job), (error: unknown) => {
       assert.ok(error instanceof PressoError);

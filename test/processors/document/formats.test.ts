@@ -11,13 +11,14 @@ import { createDocumentProcessor } from '../../../src/processors/document/docume
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
+import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { documentJob } from './fixtures.ts';
 import { firstPage, makePhotoDocuments, PHOTO_FORMATS, type PhotoFormat, parts } from './photo-fixtures.ts';
 
 describe('document processor on every ZIP format with a photo', () => {
   const scratch = useScratch('presso-document-formats-');
-  const processor = createDocumentProcessor(createImageProcessor());
+  const processor = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
   let documents: Record<PhotoFormat, string>;
   before(() => {
     documents = makePhotoDocuments(scratch(), PHOTO_FORMATS);

@@ -2,17 +2,20 @@
  * `document.images.format`: a photo saved as PNG inside a DOCX and an ODT becomes JPEG, its part renamed
  * and every reference updated (relationships and content types; manifest and content.xml), and LibreOffice
  * still draws it: the first page scores at the level's target against the input's. A picture with
- * transparency, and any picture at `lossless`, keeps its format.
+ * transparency, and any picture at `lossless`, keeps its format; so does one whose alpha cannot be read under the
+ * operator's image pixel cap (`PRESSO_IMAGE_MAX_PIXELS`, handed to documents by the host).
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
+import sharp from 'sharp';
 import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
 import type { ZipEntry } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
+import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { documentJob } from './fixtures.ts';
 import {
@@ -39,7 +42,7 @@ const allXml = (entries: readonly ZipEntry[]) =>
 
 describe('document images.format', () => {
   const scratch = useScratch('presso-document-image-format-');
-  const processor = createDocumentProcessor(createImageProcessor());
+  const processor = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
   let pngDocuments: Record<PhotoFormat, string>;
   before(async () => {
     pngDocuments = makePhotoDocuments(scratch(), ['docx', 'odt'], await photoAsPng());
@@ -125,5 +128,24 @@ describe('document images.format', () => {
     const entries = parts(lossless.path);
     assert.equal(magic(entries.find((e) => e.name === 'word/media/image1.png')), PNG);
     assert.ok(!entries.some((e) => e.name.endsWith('.jpeg') && e.name.startsWith('word/media/')));
+  });
+
+  test("a picture with an alpha channel is decoded for it only under the operator's image pixel cap", async () => {
+    // Opaque, with an alpha channel: its pixels must be read to know it may become a JPEG.
+    const opaqueAlpha = await sharp(await photoAsPng())
+      .ensureAlpha()
+      .png()
+      .toBuffer();
+    const docx = makePhotoDocuments(scratch(), ['docx'], opaqueAlpha).docx;
+    const params = { compression: 'high', images: { format: 'jpeg' } };
+    const converted = parts((await processor.process(documentJob(scratch(), docx, 'docx', params))).path);
+    assert.equal(magic(converted.find((e) => e.name === 'word/media/image1.jpeg')), JPEG);
+    // PRESSO_IMAGE_MAX_PIXELS below the picture: it is not decoded, counts as transparent and stays PNG.
+    const capped = createDocumentProcessor(createImageProcessor(), {}, { images: { maxPixels: 1000 } });
+    const kept = parts((await capped.process(documentJob(scratch(), docx, 'docx', params))).path);
+    assert.ok(
+      kept.some((e) => e.name === 'word/media/image1.png'),
+      kept.map((e) => e.name).join(', '),
+    );
   });
 });

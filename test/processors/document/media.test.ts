@@ -12,6 +12,7 @@ import { recompressMedia } from '../../../src/processors/document/media.ts';
 import type { ZipEntry } from '../../../src/processors/document/zip.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { corpus } from '../../support/corpus.ts';
+import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-document-media-');
@@ -26,6 +27,7 @@ test('a photo tagged with an EXIF orientation keeps its bytes; an upright one is
   ];
   const result = await recompressMedia(entries, {
     images: createImageProcessor(),
+    maxPixels: DEFAULT_SETTINGS.images.maxPixels,
     level: 'medium',
     imageFormat: 'keep',
     kind: 'ooxml',
@@ -48,6 +50,7 @@ test('a conversion is not named like a part that differs only in case (one part 
   ];
   const result = await recompressMedia(entries, {
     images: createImageProcessor(),
+    maxPixels: DEFAULT_SETTINGS.images.maxPixels,
     level: 'high',
     imageFormat: 'jpeg',
     kind: 'ooxml',

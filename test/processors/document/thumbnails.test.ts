@@ -9,13 +9,14 @@ import { describe, test } from 'node:test';
 import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { corpus } from '../../support/corpus.ts';
+import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { documentJob, layout } from './fixtures.ts';
 import { firstPage, parts, partText, withThumbnail } from './photo-fixtures.ts';
 
 describe('document thumbnails', () => {
   const scratch = useScratch('presso-document-thumbnails-');
-  const processor = createDocumentProcessor(createImageProcessor());
+  const processor = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
 
   test('ODT: Thumbnails/thumbnail.png and its manifest entry go; same pages; kept at lossless', async () => {
     assert.ok(

@@ -7,9 +7,15 @@
  */
 import { posix } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
-import type { ArchiveLimits } from './config.ts';
 import { pathKey, resolveLink, type TreeNode } from './links.ts';
 import type { Member } from './listing.ts';
+
+/** The caps a listing is checked against (the archive processor's, or a bundle's tighter ones). */
+export interface SafetyLimits {
+  maxMembers: number;
+  maxUnpackedBytes: number;
+  maxRatio: number;
+}
 
 /** Below this unpacked size the ratio is not checked: small archives of text reach ratios of 100 honestly. */
 const RATIO_FLOOR_BYTES = 64 * 1024 ** 2;
@@ -22,7 +28,7 @@ export interface UnpackBudget {
 export async function checkMembers(
   members: Member[],
   packedBytes: number,
-  limits: ArchiveLimits,
+  limits: SafetyLimits,
   budget: UnpackBudget,
 ): Promise<void> {
   if (members.length > limits.maxMembers) {
@@ -117,4 +123,9 @@ function checkOverlaps(members: Member[]): void {
 
 function refuse(why: string): never {
   throw new UnprocessableInputError(`The archive was refused before unpacking: ${why}.`);
+}
+
+/** What unpacking under an operator's archive settings needs: the caps plus each tool run's memory. */
+export interface UnpackLimits extends SafetyLimits {
+  toolMemoryBytes: number;
 }

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runTool, type ToolResult, type ToolRun } from '../shared/run-tool.ts';
+import { runTool, type ToolResult, type ToolRun } from './run-tool.ts';
 
 /** One job's tool context: where and until when tools run, and how much memory each may take. */
 export interface PdfToolRun extends ToolRun {
