@@ -2,20 +2,19 @@
  * The operations listener: plain HTTP on `PRESSO_METRICS_PORT`, apart from the API (scrapers and probes
  * stay inside the cluster network, and a worker process, which has no API, still answers them).
  * `GET /metrics` is Prometheus text; `GET /healthz` is readiness for the process's role (503 while it
- * shuts down, when the data directory is low on disk, or when the shared queue cannot be reached), with
- * the isolation of external tools (`sandbox`);
+ * shuts down, when the data directory is low on disk, or when the shared queue cannot be reached), the
+ * same answer as the API's (../http/readiness.ts);
  * `GET /livez` answers while the process does.
  */
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
+import { type Readiness, readinessStatus } from '../http/readiness.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 export interface OpsServerOptions {
   metrics: ServiceMetrics;
-  /** Readiness: undefined when ready, else the reason (`shutting-down`, `low-disk`, `queue-unreachable`). */
-  notReady(): Promise<string | undefined>;
-  /** The isolation of external tools (`PRESSO_SANDBOX`), reported with readiness. */
-  sandbox: string;
+  /** Readiness, the same answer as the API's `/healthz` (http/readiness.ts). */
+  readiness(): Promise<Readiness>;
   logger: Logger;
 }
 
@@ -32,11 +31,8 @@ export async function startOpsServer(host: string, port: number, options: OpsSer
         return send(200, options.metrics.registry.contentType, await options.metrics.text());
       if (path === '/livez') return send(200, 'application/json', '{"status":"ok"}\n');
       if (path === '/healthz') {
-        const reason = await options.notReady();
-        const { sandbox } = options;
-        return reason === undefined
-          ? send(200, 'application/json', `${JSON.stringify({ status: 'ok', sandbox })}\n`)
-          : send(503, 'application/json', `${JSON.stringify({ status: 'degraded', reason, sandbox })}\n`);
+        const answer = await options.readiness();
+        return send(readinessStatus(answer), 'application/json', `${JSON.stringify(answer)}\n`);
       }
       return send(404, 'text/plain', 'not found\n');
     };

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { FastifyInstance, FastifyServerFactory } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../http/app.ts';
+import { readiness } from '../http/readiness.ts';
 import { createListener } from '../http/server.ts';
 import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
 import type { Config } from './config.ts';
@@ -33,33 +34,6 @@ export async function openServices(config: Config, logger: Logger): Promise<Serv
 }
 
 /**
- * Readiness of this process for its role: undefined when ready, else why not. Shared by `/healthz` on the
- * API and on the ops listener.
- */
-function readiness(services: Services, isShuttingDown: () => boolean): () => Promise<string | undefined> {
-  return async () => {
-    if (isShuttingDown()) return 'shutting-down';
-    if ((await services.diskSpace.check()).low) return 'low-disk';
-    // A probe must answer: a queue that does not within the limit is as unreachable as one that refuses.
-    let timer: NodeJS.Timeout | undefined;
-    const reachable = await Promise.race([
-      services.queue.size().then(
-        () => true,
-        () => false,
-      ),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), QUEUE_PROBE_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    return reachable ? undefined : 'queue-unreachable';
-  };
-}
-
-/** How long readiness waits for the queue's answer. */
-const QUEUE_PROBE_MS = 2000;
-
-/**
  * Runs `start` over freshly opened services; when it fails, the services are closed again, so a process
  * whose start-up failed holds no connection that keeps it alive (and no worker that takes jobs).
  */
@@ -77,8 +51,7 @@ async function startOps(services: Services, isShuttingDown: () => boolean): Prom
   if (config.runtime.metricsPort === 0) return undefined;
   const server = await startOpsServer(config.server.host, config.runtime.metricsPort, {
     metrics: services.metrics,
-    notReady: readiness(services, isShuttingDown),
-    sandbox: config.sandbox.mode,
+    readiness: () => readiness({ ...services, isShuttingDown, sandbox: config.sandbox.mode }),
     logger,
   });
   logger.info({ port: config.runtime.metricsPort }, 'metrics and health listener is ready');

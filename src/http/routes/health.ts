@@ -4,34 +4,12 @@
  * stops sending. `GET /livez` is liveness: 200 while the process answers at all; restarting a
  * process because its disk is full would not free a byte, and its accepted jobs resume on their own.
  * Readiness also says how external tools are isolated (`sandbox`), so an operator sees a process that
- * runs them unconfined.
+ * runs them unconfined. The ops listener answers the same (../readiness.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
-import type { DiskSpace } from '../../files/disk-space.ts';
-import type { JobQueue } from '../../jobs/job-queue.ts';
-import type { SandboxMode } from '../../processors/shared/sandbox.ts';
+import { type ReadinessDeps, ReadinessSchema, readiness, readinessStatus } from '../readiness.ts';
 
-export interface HealthRouteOptions {
-  queue: JobQueue;
-  diskSpace: { check(): Promise<DiskSpace> };
-  isShuttingDown: () => boolean;
-  /** The isolation of external tools in force (`PRESSO_SANDBOX`). */
-  sandbox: SandboxMode;
-}
-
-const DiskSchema = Type.Object({ freeBytes: Type.Number(), minFreeBytes: Type.Number() });
-const SandboxSchema = Type.Union([Type.Literal('bwrap'), Type.Literal('off')], {
-  description: 'How external tools are isolated: bwrap (bubblewrap sandbox) or off (PRESSO_SANDBOX=off)',
-});
-
-const HealthSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
-  reason: Type.Optional(Type.Union([Type.Literal('low-disk'), Type.Literal('queue-unreachable')])),
-  queued: Type.Optional(Type.Number()),
-  disk: Type.Optional(DiskSchema),
-  sandbox: SandboxSchema,
-});
+export type HealthRouteOptions = ReadinessDeps;
 
 export async function healthRoute(app: FastifyInstance, options: HealthRouteOptions) {
   app.get(
@@ -42,20 +20,12 @@ export async function healthRoute(app: FastifyInstance, options: HealthRouteOpti
         tags: ['Health'],
         summary: 'Readiness: 200 ok; 503 shutting-down, or degraded with reason low-disk',
         hide: false,
-        response: { 200: HealthSchema, 503: HealthSchema },
+        response: { 200: ReadinessSchema, 503: ReadinessSchema },
       },
     },
     async (_request, reply) => {
-      const { sandbox } = options;
-      if (options.isShuttingDown()) return reply.code(503).send({ status: 'shutting-down', sandbox });
-      const { freeBytes, minFreeBytes, low } = await options.diskSpace.check();
-      const disk = { freeBytes, minFreeBytes };
-      // In scaled mode the queue is Redis: a process that cannot reach it must not get new work.
-      const queued = await options.queue.size().catch(() => undefined);
-      if (queued === undefined)
-        return reply.code(503).send({ status: 'degraded', reason: 'queue-unreachable', disk, sandbox });
-      if (low) return reply.code(503).send({ status: 'degraded', reason: 'low-disk', queued, disk, sandbox });
-      return { status: 'ok', queued, disk, sandbox };
+      const answer = await readiness(options);
+      return reply.code(readinessStatus(answer)).send(answer);
     },
   );
   app.get(
