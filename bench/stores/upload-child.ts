@@ -9,7 +9,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { Storage } from '@google-cloud/storage';
 import { compileAllowList } from '../../src/outbound/address-guard.ts';
 import { GuardedAgents } from '../../src/outbound/guarded-agents.ts';
-import type { StoreKind } from '../../src/stores/external-store.ts';
+import type { StoreKind } from '../../src/stores/catalog.ts';
 import { openStore } from '../../src/stores/open-store.ts';
 
 const [way, kind, file, key, settingsJson] = process.argv.slice(2) as [

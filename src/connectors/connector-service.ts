@@ -10,13 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { type FieldError, NotFoundError, StoreWriteError, ValidationError } from '../errors/catalog.ts';
 import type { OutputDestinations } from '../jobs/output-destinations.ts';
 import type { GuardedAgents } from '../outbound/guarded-agents.ts';
-import { type ExternalStore, STORE_KINDS, StoreError, type StoreKind } from '../stores/external-store.ts';
+import { isStoreKind, STORE_KINDS, type StoreKind, storeModuleOf } from '../stores/catalog.ts';
+import { type ExternalStore, StoreError } from '../stores/external-store.ts';
 import { openStore } from '../stores/open-store.ts';
 import { checkProbeTarget, checkStore } from '../stores/store-rules.ts';
 import { compile, toFieldErrors } from '../validation/schema-validator.ts';
 import type { ConnectorRecord, ConnectorStore } from './connector-store.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
-import { CREDENTIAL_SCHEMAS, credentialHint, credentialProblems } from './credentials.ts';
+import { credentialHint, credentialProblems } from './credentials.ts';
 
 export interface ConnectorView {
   id: string;
@@ -35,7 +36,7 @@ export interface NewConnector {
   region?: string;
 }
 
-const validators = Object.fromEntries(STORE_KINDS.map((kind) => [kind, compile(CREDENTIAL_SCHEMAS[kind])]));
+const validators = new Map(STORE_KINDS.map((kind) => [kind, compile(storeModuleOf(kind).credentials)]));
 
 export class ConnectorService implements OutputDestinations {
   readonly #store: ConnectorStore;
@@ -50,10 +51,9 @@ export class ConnectorService implements OutputDestinations {
   }
 
   async create(accountId: string, input: NewConnector): Promise<ConnectorView> {
-    const kind = input.kind as StoreKind;
-    if (!STORE_KINDS.includes(kind))
-      throw ValidationError.field('kind', `must be one of ${STORE_KINDS.join(', ')}`);
-    const validate = validators[kind]!;
+    const kind = input.kind;
+    if (!isStoreKind(kind)) throw ValidationError.field('kind', `must be one of ${STORE_KINDS.join(', ')}`);
+    const validate = validators.get(kind)!;
     if (!validate(input.credentials))
       throw new ValidationError(toFieldErrors(validate.errors, 'credentials'));
     const problems = [

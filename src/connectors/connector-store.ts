@@ -2,7 +2,7 @@
  * Where connectors live: one account's store credentials, kept encrypted (the store never sees them in
  * clear). Embedded: a table in SQLite; scaled: PostgreSQL. Reads are always scoped to the owning account.
  */
-import type { StoreKind } from '../stores/external-store.ts';
+import type { StoreKind } from '../stores/catalog.ts';
 
 export interface ConnectorRecord {
   id: string;

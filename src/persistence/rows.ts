@@ -12,7 +12,7 @@ import {
 } from '../accounts/account-store.ts';
 import type { ConnectorRecord } from '../connectors/connector-store.ts';
 import type { Job, JobStep } from '../jobs/job.ts';
-import type { StoreKind } from '../stores/external-store.ts';
+import type { StoreKind } from '../stores/catalog.ts';
 import type { InviteRecord, SessionRecord, UserRecord, UserRole } from '../users/user-store.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState } from '../webhooks/webhook-store.ts';
 

@@ -1,12 +1,9 @@
 /**
  * A caller's own bucket, written through a connector: the output goes there instead of temporary storage.
  * One implementation per provider API (S3-compatible with presets for S3, R2, B2 and Spaces; Google Cloud
- * Storage; Azure Blob Storage). Stores know nothing of HTTP, accounts or jobs: they get credentials, a target
+ * Storage; Azure Blob Storage), each in its folder with its module (store-module.ts), listed in catalog.ts. Stores know nothing of HTTP, accounts or jobs: they get credentials, a target
  * and a local file, and the guarded agents every connection of theirs goes through (src/outbound/guarded-agents.ts).
  */
-
-export const STORE_KINDS = ['s3', 'gcs', 'r2', 'b2', 'spaces', 'azure'] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
 
 /** Where and how one object is written, already checked against the kind's rules (store-rules.ts). */
 export interface StoreTarget {
@@ -25,7 +22,8 @@ export interface StoreTarget {
 }
 
 export interface ExternalStore {
-  readonly kind: StoreKind;
+  /** The store kind's name in the catalog (catalog.ts): `s3`, `r2`, `gcs`, `azure`, ... */
+  readonly kind: string;
   /** Streams the file to the target (multipart or block uploads for large files); resolves to the object's URL. */
   write(target: StoreTarget, localPath: string, signal?: AbortSignal): Promise<{ url: string }>;
   /** Writes and deletes a small object to prove the credentials can write to `bucket`. */
@@ -51,28 +49,20 @@ export class StoreError extends Error {
   /** With `refused`: the setting that pointed the store at the refused address. */
   readonly steeredBy: HostSetting;
 
+  /** `store`: the kind's name for people (`Cloudflare R2`), which the message starts with. */
   constructor(
-    kind: StoreKind,
+    store: string,
     reason: StoreError['reason'],
     detail: string,
     cause?: unknown,
     steeredBy?: HostSetting,
   ) {
-    super(`The ${STORE_NAMES[kind]} store ${REASONS[reason]}: ${detail}`, { cause });
+    super(`The ${store} store ${REASONS[reason]}: ${detail}`, { cause });
     this.name = 'StoreError';
     this.reason = reason;
     this.steeredBy = steeredBy;
   }
 }
-
-export const STORE_NAMES: Record<StoreKind, string> = {
-  s3: 'Amazon S3',
-  gcs: 'Google Cloud Storage',
-  r2: 'Cloudflare R2',
-  b2: 'Backblaze B2',
-  spaces: 'DigitalOcean Spaces',
-  azure: 'Azure Blob Storage',
-};
 
 const REASONS: Record<StoreError['reason'], string> = {
   credentials: 'refused the credentials',

@@ -6,92 +6,9 @@
  */
 import { posix } from 'node:path';
 import type { FieldError } from '../errors/catalog.ts';
-import type { StoreKind, StoreTarget } from './external-store.ts';
+import { type StoreKind, storeModuleOf } from './catalog.ts';
+import type { StoreTarget } from './external-store.ts';
 import { BUCKET, REGION } from './name-rules.ts';
-
-interface KindRules {
-  region: 'required' | 'refused';
-  regions?: readonly string[];
-  acl: { default: string | undefined; values?: readonly string[] };
-  classes?: Record<string, string>;
-  headers: readonly string[];
-  tags: boolean;
-}
-
-const COMMON_HEADERS = ['Cache-Control', 'Content-Type', 'Content-Encoding', 'Content-Disposition'];
-
-/** S3's seven classes, by the API's names. */
-const S3_CLASSES: Record<string, string> = {
-  standard: 'STANDARD',
-  'reduced-redundancy': 'REDUCED_REDUNDANCY',
-  'standard-ia': 'STANDARD_IA',
-  'onezone-ia': 'ONEZONE_IA',
-  'intelligent-tiering': 'INTELLIGENT_TIERING',
-  glacier: 'GLACIER',
-  'deep-archive': 'DEEP_ARCHIVE',
-};
-
-export const STORE_RULES: Record<StoreKind, KindRules> = {
-  s3: {
-    region: 'required',
-    acl: {
-      default: 'public-read',
-      values: [
-        'private',
-        'public-read',
-        'public-read-write',
-        'authenticated-read',
-        'aws-exec-read',
-        'bucket-owner-read',
-        'bucket-owner-full-control',
-      ],
-    },
-    classes: S3_CLASSES,
-    headers: ['Expires', ...COMMON_HEADERS, 'Content-Language'],
-    tags: true,
-  },
-  gcs: {
-    region: 'refused',
-    acl: {
-      default: 'publicRead',
-      values: [
-        'authenticatedRead',
-        'bucketOwnerFullControl',
-        'bucketOwnerRead',
-        'private',
-        'projectPrivate',
-        'publicRead',
-      ],
-    },
-    headers: [...COMMON_HEADERS, 'Content-Language'],
-    tags: false,
-  },
-  r2: {
-    region: 'refused',
-    acl: { default: 'public-read', values: ['public-read', 'private'] },
-    headers: COMMON_HEADERS,
-    tags: false,
-  },
-  b2: {
-    region: 'required',
-    regions: ['us-west-000', 'us-west-001', 'us-west-002', 'us-east-005', 'eu-central-003', 'ca-central-001'],
-    acl: { default: 'public-read', values: ['public-read', 'private'] },
-    headers: COMMON_HEADERS,
-    tags: false,
-  },
-  spaces: {
-    region: 'required',
-    acl: { default: 'public-read', values: ['public-read', 'private'] },
-    headers: COMMON_HEADERS,
-    tags: false,
-  },
-  azure: {
-    region: 'refused',
-    acl: { default: undefined },
-    headers: [...COMMON_HEADERS, 'Content-Language'],
-    tags: false,
-  },
-};
 
 const MAX_ENTRIES = 50;
 
@@ -101,13 +18,13 @@ export function checkStore(
   store: Record<string, unknown>,
   output: { name: string; contentType: string },
 ): { errors: FieldError[]; target: StoreTarget | undefined } {
-  const rules = STORE_RULES[kind];
+  const { rules } = storeModuleOf(kind);
   const errors: FieldError[] = [];
   const fail = (field: string, message: string) => errors.push({ field: `store.${field}`, message });
-  const bucket = bucketOf(kind, store, fail);
+  const bucket = bucketOf(kind, rules.container === true, store, fail);
   if (bucket !== undefined && !BUCKET.test(bucket))
     fail(
-      kind === 'azure' && store.container !== undefined ? 'container' : 'bucket',
+      rules.container === true && store.container !== undefined ? 'container' : 'bucket',
       'is not a valid bucket name',
     );
   const region = store.region as string | undefined;
@@ -180,20 +97,21 @@ export function checkProbeTarget(bucket: string, region: string | undefined): Fi
   return errors;
 }
 
-/** Azure takes `container` or `bucket` (decisions.md): both only when they agree. */
+/** A kind that names its bucket a container (Azure) takes `container` or `bucket`: both only when they agree. */
 function bucketOf(
   kind: StoreKind,
+  takesContainer: boolean,
   store: Record<string, unknown>,
   fail: (field: string, message: string) => void,
 ) {
   const bucket = store.bucket as string | undefined;
   const container = store.container as string | undefined;
-  if (kind !== 'azure' && container !== undefined)
+  if (!takesContainer && container !== undefined)
     fail('container', 'is a parameter of azure stores only (use bucket)');
-  if (kind === 'azure' && bucket !== undefined && container !== undefined && bucket !== container) {
+  if (takesContainer && bucket !== undefined && container !== undefined && bucket !== container) {
     fail('container', 'differs from bucket; give one of them');
   }
-  const name = kind === 'azure' ? (container ?? bucket) : bucket;
+  const name = takesContainer ? (container ?? bucket) : bucket;
   if (name === undefined) fail('bucket', 'is required');
   return name;
 }

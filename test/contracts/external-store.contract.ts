@@ -9,7 +9,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { compileAllowList } from '../../src/outbound/address-guard.ts';
+import { GuardedAgents } from '../../src/outbound/guarded-agents.ts';
 import { type ExternalStore, StoreError, type StoreTarget } from '../../src/stores/external-store.ts';
+import type { StoreModule } from '../../src/stores/store-module.ts';
+import { compile } from '../../src/validation/schema-validator.ts';
 import { useScratch } from '../support/scratch.ts';
 
 export interface StoredObject {
@@ -24,31 +28,70 @@ export interface StoredObject {
   acl?: string;
 }
 
-export interface StoreUnderTest {
-  store: ExternalStore;
+/** A real protocol server of the kind's API, and what to open the kind's store on it with. */
+export interface StoreServer {
+  /** A connector's credentials for this server (they must pass the module's credential schema). */
+  credentials: Record<string, unknown>;
   bucket: string;
   region: string | undefined;
   /** Reads the object back with the provider's own SDK; undefined when it does not exist. */
   readBack(key: string): Promise<StoredObject | undefined>;
   /** Keys currently in the bucket (to see that the probe cleaned up). */
   keys(): Promise<string[]>;
-  /** `acl`: the value to write and expect back, where the server reports the ACL it got. */
+  /** The value to write and expect back, where the server reports the ACL it got. */
+  reportedAcl?: string;
+}
+
+/** What the suite works with: the store opened by the module, and what its rules say it can hold. */
+interface StoreUnderTest extends StoreServer {
+  store: ExternalStore;
   capabilities: { tags: boolean; storageClass: boolean; acl?: string };
 }
 
+/** The stores connect through guarded agents that allow loopback, where the test servers listen. */
+const loopbackAgents = () => new GuardedAgents(compileAllowList(['127.0.0.0/8']), 10_000);
+
+/** The kinds (and variants) the suite ran against, for the check that every kind of the catalog has. */
+export const contractRuns = new Set<string>();
+
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 
+/**
+ * Runs the suite on the store a kind's module opens (`variant` names a second credential form, such as GCS's
+ * HMAC keys through the S3 store). The tags and storage class it checks are the ones the module's rules allow.
+ */
 export function externalStoreContract(
-  name: string,
-  setup: () => Promise<StoreUnderTest & { close(): Promise<void> }>,
+  module: StoreModule,
+  variant: string | undefined,
+  setup: () => Promise<StoreServer & { close(): Promise<void> }>,
 ): void {
+  const name = variant ?? module.kind;
+  contractRuns.add(module.kind);
   describe(`ExternalStore contract: ${name}`, () => {
     const scratch = useScratch(`presso-store-${name}-`);
     let subject: (StoreUnderTest & { close(): Promise<void> }) | undefined;
     const get = async () => {
-      subject ??= await setup();
+      if (subject === undefined) {
+        const server = await setup();
+        const store = await module.open(server.credentials, loopbackAgents());
+        const { tags, classes } = module.rules;
+        const capabilities = {
+          tags,
+          storageClass: classes !== undefined,
+          ...(server.reportedAcl === undefined ? {} : { acl: server.reportedAcl }),
+        };
+        subject = { ...server, store, capabilities };
+      }
       return subject;
     };
+
+    it("takes credentials its module's schema accepts, and opens a store of its kind", async () => {
+      const s = await get();
+      const validate = compile(module.credentials);
+      assert.ok(validate(s.credentials), JSON.stringify(validate.errors));
+      assert.equal(s.store.kind, module.kind);
+      if (module.rules.region === 'required') assert.ok(s.region !== undefined, 'the kind needs a region');
+    });
     const target = (s: StoreUnderTest, key: string, extra: Partial<StoreTarget> = {}): StoreTarget => ({
       bucket: s.bucket,
       region: s.region,

@@ -34,7 +34,7 @@ import { iccDescription } from '../../src/processors/image/icc.ts';
 import { withoutTrailingNuls } from '../../src/processors/image/metadata-text.ts';
 import { copyrightOf } from '../../src/processors/image/pipeline.ts';
 import { publicDetail } from '../../src/processors/shared/public-detail.ts';
-import { parseConnectionString } from '../../src/stores/azure-connection-string.ts';
+import { parseConnectionString } from '../../src/stores/azure/azure-connection-string.ts';
 import { toFieldErrors } from '../../src/validation/schema-validator.ts';
 
 export interface RedosEntry {

@@ -22,7 +22,7 @@ export const LAZY_SOURCES = [
   'src/runtime/scaled.ts',
   'src/files/s3-file-store.ts',
   'src/stores/s3/s3-store.ts',
-  'src/stores/azure-store.ts',
+  'src/stores/azure/azure-store.ts',
   'src/stores/gcs/gcs-store.ts',
   'src/processors/bundle/minify.ts',
 ] as const;

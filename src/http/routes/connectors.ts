@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConnectorService, NewConnector } from '../../connectors/connector-service.ts';
-import { STORE_KINDS } from '../../stores/external-store.ts';
+import { STORE_KINDS } from '../../stores/catalog.ts';
 import { requireAccount } from '../request-context.ts';
 import { commonErrors, ErrorSchema } from '../schemas.ts';
 

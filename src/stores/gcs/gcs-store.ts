@@ -19,13 +19,39 @@ import { withoutTrailingSlashes } from '../../config/text.ts';
 import type { GuardedAgents } from '../../outbound/guarded-agents.ts';
 import { type ExternalStore, type HostSetting, StoreError, type StoreTarget } from '../external-store.ts';
 import { endpointProblem } from '../name-rules.ts';
-import { answerJson, type GcsAnswer, send } from './json-api.ts';
+import { answerJson, GCS_NAME, type GcsAnswer, send } from './json-api.ts';
 import { serviceAccountToken } from './service-account-token.ts';
 
 export interface GcsCredentials {
   /** The service-account key file's JSON (client_email, private_key, project_id). */
   serviceAccount: { client_email: string; private_key: string; project_id?: string };
   apiEndpoint?: string;
+}
+
+/**
+ * A stored connector's credentials in the JSON API's form (the connector schema checked them when they were
+ * stored): refused as credentials when they are not.
+ */
+export function gcsCredentials(credentials: Record<string, unknown>): GcsCredentials {
+  const account = credentials.serviceAccount;
+  const apiEndpoint = credentials.apiEndpoint;
+  if (account === null || typeof account !== 'object')
+    throw new StoreError(GCS_NAME, 'credentials', 'no service account');
+  const field = (name: string) => {
+    const value: unknown = Reflect.get(account, name);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const [email, key, project] = [field('client_email'), field('private_key'), field('project_id')];
+  if (email === undefined || key === undefined)
+    throw new StoreError(GCS_NAME, 'credentials', 'the service account has no client_email or private_key');
+  return {
+    serviceAccount: {
+      client_email: email,
+      private_key: key,
+      ...(project === undefined ? {} : { project_id: project }),
+    },
+    ...(typeof apiEndpoint === 'string' ? { apiEndpoint } : {}),
+  };
 }
 
 const SINGLE_REQUEST_BYTES = 8 * 1024 ** 2;
@@ -128,7 +154,7 @@ export class GcsStore implements ExternalStore {
     } catch {}
     if (sessionUrl === undefined || sessionUrl.origin !== new URL(base).origin)
       throw new StoreError(
-        'gcs',
+        GCS_NAME,
         'other',
         'the upload session is not on the API endpoint (location refused)',
       );
@@ -157,7 +183,7 @@ export class GcsStore implements ExternalStore {
       url: `${base}${path}`,
       headers: await this.#auth(undefined),
     }).catch(() => {});
-    throw new StoreError('gcs', 'other', 'the stored object does not have the MD5 of the file sent');
+    throw new StoreError(GCS_NAME, 'other', 'the stored object does not have the MD5 of the file sent');
   }
 
   /** A request whose answer must be 2xx; anything else is the StoreError that says why. */
@@ -178,7 +204,7 @@ export class GcsStore implements ExternalStore {
     if (apiEndpoint === undefined) return GOOGLE;
     const problem = endpointProblem(apiEndpoint);
     if (problem !== undefined)
-      throw new StoreError('gcs', 'credentials', `apiEndpoint ${problem}`, undefined, 'apiEndpoint');
+      throw new StoreError(GCS_NAME, 'credentials', `apiEndpoint ${problem}`, undefined, 'apiEndpoint');
     return withoutTrailingSlashes(apiEndpoint);
   }
 
@@ -198,12 +224,12 @@ export class GcsStore implements ExternalStore {
     if (error instanceof StoreError) return error;
     const setting: HostSetting = this.#credentials.apiEndpoint === undefined ? undefined : 'apiEndpoint';
     const refusal = this.#agents.refusal;
-    if (refusal !== undefined) return new StoreError('gcs', 'refused', refusal.message, error, setting);
+    if (refusal !== undefined) return new StoreError(GCS_NAME, 'refused', refusal.message, error, setting);
     const code = (error as NodeJS.ErrnoException)?.code ?? '';
     const message = String((error as Error)?.message ?? error).slice(0, 300);
     if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH)$/.test(code))
-      return new StoreError('gcs', 'unreachable', message, error, setting);
-    return new StoreError('gcs', 'other', message, error);
+      return new StoreError(GCS_NAME, 'unreachable', message, error, setting);
+    return new StoreError(GCS_NAME, 'other', message, error);
   }
 }
 
@@ -236,8 +262,8 @@ function answerError(answer: GcsAnswer): StoreError {
   const message = String(error?.message ?? `HTTP ${answer.status}`)
     .split('\n')[0]!
     .slice(0, 300);
-  if (answer.status === 401) return new StoreError('gcs', 'credentials', message);
-  if (answer.status === 403) return new StoreError('gcs', 'permission', message);
-  if (answer.status === 404) return new StoreError('gcs', 'bucket', message);
-  return new StoreError('gcs', 'other', `${message} (HTTP ${answer.status})`);
+  if (answer.status === 401) return new StoreError(GCS_NAME, 'credentials', message);
+  if (answer.status === 403) return new StoreError(GCS_NAME, 'permission', message);
+  if (answer.status === 404) return new StoreError(GCS_NAME, 'bucket', message);
+  return new StoreError(GCS_NAME, 'other', `${message} (HTTP ${answer.status})`);
 }

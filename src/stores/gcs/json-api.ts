@@ -114,3 +114,6 @@ export function answerJson(answer: GcsAnswer): Record<string, unknown> | undefin
     return undefined;
   }
 }
+
+/** The kind's name for people, in store errors. */
+export const GCS_NAME = 'Google Cloud Storage';

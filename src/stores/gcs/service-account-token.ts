@@ -7,7 +7,7 @@
 import { sign } from 'node:crypto';
 import type { GuardedAgents } from '../../outbound/guarded-agents.ts';
 import { StoreError } from '../external-store.ts';
-import { answerJson, send } from './json-api.ts';
+import { answerJson, GCS_NAME, send } from './json-api.ts';
 
 export const TOKEN_URL = 'https://oauth2.googleapis.com/token';
 /** The scope the SDK asked for: writing objects with a predefined ACL needs full control. */
@@ -37,7 +37,7 @@ export async function serviceAccountToken(
     signature = sign('sha256', Buffer.from(`${header}.${claims}`), account.private_key);
   } catch (error) {
     throw new StoreError(
-      'gcs',
+      GCS_NAME,
       'credentials',
       'the private key of the service account could not be read',
       error,
@@ -60,5 +60,5 @@ export async function serviceAccountToken(
   if (answer.status === 200 && typeof token === 'string') return token;
   // invalid_grant, invalid_client, unauthorized_client: the key or the account is not accepted.
   const detail = String(json?.error_description ?? json?.error ?? `HTTP ${answer.status}`).slice(0, 300);
-  throw new StoreError('gcs', answer.status >= 500 ? 'other' : 'credentials', `token request: ${detail}`);
+  throw new StoreError(GCS_NAME, answer.status >= 500 ? 'other' : 'credentials', `token request: ${detail}`);
 }

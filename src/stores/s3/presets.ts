@@ -22,6 +22,8 @@ export interface S3Credentials {
 }
 
 export interface S3Preset {
+  /** The provider's name for people, in store errors. */
+  name: string;
   /** The API endpoint for a bucket's region; undefined lets the AWS SDK pick (S3). */
   endpoint(credentials: S3Credentials, region: string | undefined): string | undefined;
   /** The region the request is signed for. */
@@ -38,6 +40,7 @@ const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('
 
 export const S3_PRESETS: Record<S3Family, S3Preset> = {
   s3: {
+    name: 'Amazon S3',
     endpoint: (c) => c.endpoint,
     signingRegion: (region) => region ?? 'us-east-1',
     url: (_, bucket, region, key) =>
@@ -45,24 +48,28 @@ export const S3_PRESETS: Record<S3Family, S3Preset> = {
     objectAcl: true,
   },
   r2: {
+    name: 'Cloudflare R2',
     endpoint: (c) => c.endpoint ?? `https://${c.accountId}.r2.cloudflarestorage.com`,
     signingRegion: () => 'auto',
     url: (c, bucket, _, key) => `https://${c.accountId}.r2.cloudflarestorage.com/${bucket}/${encodeKey(key)}`,
     objectAcl: false,
   },
   b2: {
+    name: 'Backblaze B2',
     endpoint: (c, region) => c.endpoint ?? `https://s3.${region}.backblazeb2.com`,
     signingRegion: (region) => region ?? 'us-west-000',
     url: (_, bucket, region, key) => `https://${bucket}.s3.${region}.backblazeb2.com/${encodeKey(key)}`,
     objectAcl: false,
   },
   spaces: {
+    name: 'DigitalOcean Spaces',
     endpoint: (c, region) => c.endpoint ?? `https://${region}.digitaloceanspaces.com`,
     signingRegion: (region) => region ?? 'us-east-1',
     url: (_, bucket, region, key) => `https://${bucket}.${region}.digitaloceanspaces.com/${encodeKey(key)}`,
     objectAcl: true,
   },
   gcs: {
+    name: 'Google Cloud Storage',
     endpoint: (c) => c.endpoint ?? 'https://storage.googleapis.com',
     signingRegion: () => 'auto',
     url: (_, bucket, __, key) => `https://storage.googleapis.com/${bucket}/${encodeKey(key)}`,

@@ -35,7 +35,13 @@ export class S3Store implements ExternalStore {
   #client(region: string | undefined): S3Client {
     const problem = credentialsProblem(this.kind, this.#credentials, region);
     if (problem !== undefined)
-      throw new StoreError(this.kind, 'credentials', problem.message, undefined, problem.setting);
+      throw new StoreError(
+        S3_PRESETS[this.kind].name,
+        'credentials',
+        problem.message,
+        undefined,
+        problem.setting,
+      );
     const preset = S3_PRESETS[this.kind];
     const endpoint = preset.endpoint(this.#credentials, region);
     const config: S3ClientConfig = {
@@ -142,20 +148,27 @@ export class S3Store implements ExternalStore {
     // The guard's refusal first: the SDK reports it wrapped, or as the failure of its last retry.
     const refusal = this.#agents.refusal;
     if (refusal !== undefined)
-      return new StoreError(this.kind, 'refused', refusal.message, error, this.#hostSetting());
+      return new StoreError(
+        S3_PRESETS[this.kind].name,
+        'refused',
+        refusal.message,
+        error,
+        this.#hostSetting(),
+      );
     if (error instanceof StoreError) return error;
     const name = (error as { name?: string; Code?: string })?.name ?? '';
     const message = String((error as Error)?.message ?? error).slice(0, 300);
     if (/InvalidAccessKeyId|SignatureDoesNotMatch|InvalidToken|Unauthorized/.test(name)) {
-      return new StoreError(this.kind, 'credentials', message, error);
+      return new StoreError(S3_PRESETS[this.kind].name, 'credentials', message, error);
     }
-    if (/NoSuchBucket/.test(name)) return new StoreError(this.kind, 'bucket', message, error);
+    if (/NoSuchBucket/.test(name))
+      return new StoreError(S3_PRESETS[this.kind].name, 'bucket', message, error);
     if (/AccessDenied|Forbidden|AllAccessDisabled/.test(name))
-      return new StoreError(this.kind, 'permission', message, error);
+      return new StoreError(S3_PRESETS[this.kind].name, 'permission', message, error);
     const code = (error as { code?: string })?.code ?? '';
     if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|ECONNRESET/.test(code + name + message)) {
-      return new StoreError(this.kind, 'unreachable', message, error, this.#hostSetting());
+      return new StoreError(S3_PRESETS[this.kind].name, 'unreachable', message, error, this.#hostSetting());
     }
-    return new StoreError(this.kind, 'other', message, error);
+    return new StoreError(S3_PRESETS[this.kind].name, 'other', message, error);
   }
 }

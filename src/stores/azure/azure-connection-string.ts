@@ -5,8 +5,8 @@
  * <loopback>`). Here every element must be a known key given once, each value has the shape of what it names,
  * and the store builds its client from these parts: what is checked is what is used.
  */
-import { withoutTrailingSlashes } from '../config/text.ts';
-import { AZURE_ACCOUNT, endpointProblem, isDnsName, isSasToken } from './name-rules.ts';
+import { withoutTrailingSlashes } from '../../config/text.ts';
+import { AZURE_ACCOUNT, endpointProblem, isDnsName, isSasToken } from '../name-rules.ts';
 
 export interface AzureCredentials {
   accountName?: string;
@@ -141,3 +141,6 @@ function accountFromUrl(url: string): string {
   const path = parsed.pathname.split('/').find((segment) => segment !== '');
   return path ?? parsed.hostname.split('.')[0] ?? '';
 }
+
+/** The kind's name for people, in store errors. */
+export const AZURE_NAME = 'Azure Blob Storage';

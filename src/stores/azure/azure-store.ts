@@ -16,9 +16,14 @@ import {
   StorageSharedKeyCredential,
   type WebResource,
 } from '@azure/storage-blob';
-import type { GuardedAgents } from '../outbound/guarded-agents.ts';
-import { type AzureCredentials, type AzureEndpoint, azureEndpoint } from './azure-connection-string.ts';
-import { type ExternalStore, type HostSetting, StoreError, type StoreTarget } from './external-store.ts';
+import type { GuardedAgents } from '../../outbound/guarded-agents.ts';
+import { type ExternalStore, type HostSetting, StoreError, type StoreTarget } from '../external-store.ts';
+import {
+  AZURE_NAME,
+  type AzureCredentials,
+  type AzureEndpoint,
+  azureEndpoint,
+} from './azure-connection-string.ts';
 
 export type { AzureCredentials } from './azure-connection-string.ts';
 
@@ -61,7 +66,7 @@ export class AzureStore implements ExternalStore {
       return this.#client(azureEndpoint(this.#credentials));
     } catch (error) {
       const message = String((error as Error)?.message ?? error).slice(0, 300);
-      throw new StoreError('azure', 'credentials', message, error, this.#setting());
+      throw new StoreError(AZURE_NAME, 'credentials', message, error, this.#setting());
     }
   }
 
@@ -119,7 +124,7 @@ export class AzureStore implements ExternalStore {
     // The guard's refusal first: the pipeline reports it as a RestError of its own, after its retries.
     const refusal = this.#agents.refusal;
     if (refusal === undefined) return failure(error, this.#setting());
-    return new StoreError('azure', 'refused', refusal.message, error, this.#setting());
+    return new StoreError(AZURE_NAME, 'refused', refusal.message, error, this.#setting());
   }
 }
 
@@ -133,17 +138,17 @@ function failure(error: unknown, setting: HostSetting): StoreError {
   const message = String((error as Error)?.message ?? error)
     .split('\n')[0]!
     .slice(0, 300);
-  if (/ContainerNotFound/.test(code)) return new StoreError('azure', 'bucket', message, error);
+  if (/ContainerNotFound/.test(code)) return new StoreError(AZURE_NAME, 'bucket', message, error);
   // Azure answers a wrong key with AuthenticationFailed; Azurite with AuthorizationFailure and this message.
   if (
     /AuthenticationFailed|InvalidAuthenticationInfo/.test(code) ||
     /failed to authenticate/i.test(message)
   ) {
-    return new StoreError('azure', 'credentials', message, error);
+    return new StoreError(AZURE_NAME, 'credentials', message, error);
   }
-  if (status === 403) return new StoreError('azure', 'permission', message, error);
+  if (status === 403) return new StoreError(AZURE_NAME, 'permission', message, error);
   if (status === undefined && /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN/.test(code + message)) {
-    return new StoreError('azure', 'unreachable', message, error, setting);
+    return new StoreError(AZURE_NAME, 'unreachable', message, error, setting);
   }
-  return new StoreError('azure', 'other', message, error);
+  return new StoreError(AZURE_NAME, 'other', message, error);
 }
