@@ -4,7 +4,7 @@
  * endpoint, the masked hint shown once credentials are stored, and how to open it. catalog.ts lists the
  * modules; nothing else names a kind. Model: imgproxy's storage/<backend>/ folders with one shared test suite.
  */
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { GuardedAgents } from '../outbound/guarded-agents.ts';
 import type { ExternalStore } from './external-store.ts';
 
@@ -22,6 +22,21 @@ export interface StoreRules {
   /** `container` names the bucket too (Azure's word); both only when they agree. */
   container?: boolean;
 }
+
+/** A credential field of a connector's schema. */
+export const credentialText = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 8192, description });
+
+/** The optional field that points a kind at an endpoint of the operator's own. */
+export const endpointOverride = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description:
+      'API endpoint override: an http(s) URL without user, query or fragment; every connection to it passes ' +
+      'the outbound address guard',
+  }),
+);
 
 export const COMMON_HEADERS = ['Cache-Control', 'Content-Type', 'Content-Encoding', 'Content-Disposition'];
 

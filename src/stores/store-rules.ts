@@ -21,7 +21,7 @@ export function checkStore(
   const { rules } = storeModuleOf(kind);
   const errors: FieldError[] = [];
   const fail = (field: string, message: string) => errors.push({ field: `store.${field}`, message });
-  const bucket = bucketOf(kind, rules.container === true, store, fail);
+  const bucket = bucketOf(rules.container === true, store, fail);
   if (bucket !== undefined && !BUCKET.test(bucket))
     fail(
       rules.container === true && store.container !== undefined ? 'container' : 'bucket',
@@ -99,7 +99,6 @@ export function checkProbeTarget(bucket: string, region: string | undefined): Fi
 
 /** A kind that names its bucket a container (Azure) takes `container` or `bucket`: both only when they agree. */
 function bucketOf(
-  kind: StoreKind,
   takesContainer: boolean,
   store: Record<string, unknown>,
   fail: (field: string, message: string) => void,

@@ -114,3 +114,20 @@ test("the catalog is the only file outside a kind's folder that imports it, and 
   const listed = (graph.get('processors/catalog.ts') ?? []).filter((t) => t.endsWith('/index.ts'));
   assert.deepEqual(listed.map((t) => kindOf(t)).sort(), [...KINDS].sort());
 });
+
+test("a store kind is reached through the store catalog only (GCS's HMAC keys go through the S3 preset)", () => {
+  const kinds = readdirSync(join(src, 'stores'), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && graph.has(`stores/${e.name}/index.ts`))
+    .map((e) => e.name);
+  assert.deepEqual([...kinds].sort(), ['azure', 'gcs', 's3']);
+  const kindOf = (file: string) => kinds.find((kind) => file.startsWith(`stores/${kind}/`));
+  const importers = [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((t) => kindOf(t) !== undefined && kindOf(t) !== kindOf(file))
+      .map((t) => `${file} imports ${t}`),
+  );
+  assert.deepEqual(
+    importers.filter((line) => !line.startsWith('stores/catalog.ts ')),
+    ['stores/gcs/index.ts imports stores/s3/index.ts'],
+  );
+});

@@ -1,6 +1,7 @@
 /**
- * Behaviour every Processor must have (image now; video, audio, PDF, document, archive next): it honours
- * an abort, writes only under its work dir, answers corrupt input with a 422 PressoError, and decodes a
+ * Behaviour every processor kind must have, run on the processor its module (src/processors/<kind>/index.ts)
+ * creates from its loaded section and a host, as `presso serve` builds it: it is in the catalog with a lane,
+ * its schema's defaults are valid values, and it honours an abort, writes only under its work dir, answers corrupt input with a 422 PressoError, and decodes a
  * real file of every input format it declares. Samples are real files; the suite copies each into a
  * fresh input folder so it can watch that folder and the work dir's parent for stray writes.
  */
@@ -8,9 +9,16 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
+import { type TObject, Type } from 'typebox';
+import type { Env } from '../../src/config/env.ts';
 import { PressoError } from '../../src/errors/catalog.ts';
 import { detectFile } from '../../src/media/detect.ts';
+import type { FileKind } from '../../src/media/formats.ts';
+import { PROCESSORS } from '../../src/processors/catalog.ts';
+import type { ProcessorHost, ProcessorModule } from '../../src/processors/module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../../src/processors/processor.ts';
+import { compile } from '../../src/validation/schema-validator.ts';
+import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { useScratch } from '../support/scratch.ts';
 
 export interface ProcessorSamples {
@@ -33,10 +41,57 @@ export interface ProcessorSamples {
 /** Only guards against a hang; an abort is expected to end a job far sooner. */
 const HANG_GUARD_MS = 120_000;
 
-export function processorContract(name: string, make: () => Processor, samples: ProcessorSamples): void {
+/**
+ * A host as the composition root makes one: the other kinds of the catalog at their defaults (created when
+ * first asked for: deep archives reach every kind), and the default host settings.
+ */
+function testHost(): ProcessorHost {
+  const created = new Map<FileKind, Processor>();
+  const modules: readonly ProcessorModule<unknown>[] = PROCESSORS;
+  const host: ProcessorHost = {
+    processorFor(kind) {
+      const module = modules.find((candidate) => candidate.kind === kind);
+      if (!created.has(kind) && module !== undefined)
+        created.set(kind, module.create(module.config.load({}), host));
+      return created.get(kind);
+    },
+    settings: DEFAULT_SETTINGS,
+    warn: () => {},
+  };
+  return host;
+}
+
+/** `env`: the kind's `PRESSO_*` variables for the suite (a time budget long enough for a loaded machine). */
+export function processorContract<C>(
+  module: ProcessorModule<C>,
+  samples: ProcessorSamples,
+  env: Env = {},
+): void {
+  const name = module.kind;
   describe(`Processor contract: ${name}`, () => {
     const scratch = useScratch('presso-processor-contract-');
-    const processor = make();
+    const processor = module.create(module.config.load(env), testHost());
+
+    it('is in the catalog, with a lane, and creates a processor of its kind from its section and host', () => {
+      assert.ok(
+        PROCESSORS.some((listed) => listed === module),
+        'one line in src/processors/catalog.ts',
+      );
+      assert.ok(['standard', 'media'].includes(module.lane));
+      assert.equal(processor.kind, module.kind);
+    });
+
+    it('declares defaults its own schema accepts', () => {
+      const { properties } = processor.paramsSchema as TObject;
+      for (const [field, property] of Object.entries(properties)) {
+        if (!('default' in property)) continue;
+        const validate = compile(Type.Object({ [field]: property }));
+        assert.ok(
+          validate({ [field]: property.default }),
+          `${name}.${field}: ${JSON.stringify(validate.errors)}`,
+        );
+      }
+    });
     let jobs = 0;
 
     /**

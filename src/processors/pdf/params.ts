@@ -1,8 +1,10 @@
 /**
- * The `pdf` parameter namespace: its JSON Schema (part of the public API) and the resolved form the
- * processor works with (defaults applied).
+ * The `pdf` parameter namespace: its JSON Schema (part of the public API, defaults included) and the typed form
+ * the processor works with once the module's entry applied them (module.ts `typedProcessor`).
  */
 import { Type } from 'typebox';
+import type { ParamsSpec } from '../module.ts';
+import { checkPdfParams } from './params-check.ts';
 
 export const PDF_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type PdfCompression = (typeof PDF_COMPRESSION_LEVELS)[number];
@@ -43,6 +45,16 @@ export const pdfParamsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The schema with every field that has a default required: what the processor receives once they are applied. */
+const resolvedPdfParamsSchema = Type.Object(
+  {
+    ...pdfParamsSchema.properties,
+    ...Type.Required(Type.Pick(pdfParamsSchema, ['compression', 'linearize', 'grayscale', 'format']))
+      .properties,
+  },
+  { additionalProperties: false },
+);
+
 export interface PdfParams {
   compression: PdfCompression;
   linearize: boolean;
@@ -51,12 +63,16 @@ export interface PdfParams {
   pdfa: boolean;
 }
 
-export function resolvePdfParams(params: Record<string, unknown>): PdfParams {
-  return {
-    compression: (params.compression as PdfCompression | undefined) ?? 'high',
-    linearize: (params.linearize as boolean | undefined) ?? true,
-    grayscale: (params.grayscale as boolean | undefined) ?? false,
-    password: params.password as string | undefined,
-    pdfa: params.format === 'pdfa',
-  };
-}
+/** The namespace as the module's typed entry applies it (module.ts `typedProcessor`). */
+export const pdfParams: ParamsSpec<typeof resolvedPdfParamsSchema, PdfParams> = {
+  schema: pdfParamsSchema,
+  resolved: resolvedPdfParamsSchema,
+  check: checkPdfParams,
+  derive: ({ compression, linearize, grayscale, password, format }) => ({
+    compression,
+    linearize,
+    grayscale,
+    password,
+    pdfa: format === 'pdfa',
+  }),
+};

@@ -4,7 +4,8 @@
  * passes qpdf's check with the same page count. Text stays text: no engine rasterises a page.
  */
 import { stat } from 'node:fs/promises';
-import { PressoError, UnprocessableInputError, ValidationError } from '../../errors/catalog.ts';
+import { PressoError, UnprocessableInputError } from '../../errors/catalog.ts';
+import { typedProcessor } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
@@ -17,8 +18,7 @@ import { openPdf } from './encryption.ts';
 import { ENGINES, type EngineJob } from './engines.ts';
 import { describePdf } from './metadata.ts';
 import { type PageScorer, pageScorer } from './page-score.ts';
-import { pdfParamsSchema, resolvePdfParams } from './params.ts';
-import { checkPdfParams } from './params-check.ts';
+import { type PdfParams, pdfParams } from './params.ts';
 
 export type PdfProcessorOptions = Partial<PdfLimits> & {
   /** The image processor: embedded images are recompressed through it (the `images` engine). */
@@ -34,13 +34,11 @@ export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: A
   const { onTrial, onWarning, images, ...overrides } = options;
   const limits = withOverrides(DEFAULT_PDF_LIMITS, overrides);
   const turns = budget ?? new AdmissionBudget(limits.jobsInFlight);
-  return {
+  return typedProcessor(pdfParams, {
     name: 'pdf',
     kind: 'pdf',
     inputFormats: ['pdf'],
     outputFormats: ['pdf'],
-    paramsSchema: pdfParamsSchema,
-    checkParams: checkPdfParams,
     process: async (request) => {
       const release = await turns.acquire(1, request.signal);
       try {
@@ -50,19 +48,17 @@ export function createPdfProcessor(options: PdfProcessorOptions = {}, budget?: A
         release();
       }
     },
-  };
+  });
 }
 
 async function processPdf(
-  request: ProcessRequest,
+  request: ProcessRequest<PdfParams>,
   limits: PdfLimits,
   { onTrial, onWarning }: Pick<PdfProcessorOptions, 'onTrial' | 'onWarning'>,
   images: Processor | undefined,
 ): Promise<ProcessResult> {
-  const problems = checkPdfParams(request.params, 'pdf');
-  if (problems.length > 0) throw new ValidationError(problems);
   request.signal.throwIfAborted();
-  const params = resolvePdfParams(request.params);
+  const { params } = request;
   const run: PdfToolRun = {
     // What the file earns by its size (shared/time-budget.ts), then by its pages too.
     deadline: new Deadline(earnedTimeMs(limits, PDF_TIME_EARNED, { bytes: request.input.size }), 'the PDF'),

@@ -5,8 +5,7 @@
  * word for the bucket.
  */
 import { Type } from 'typebox';
-import { credentialText } from '../s3/index.ts';
-import { COMMON_HEADERS, storeModule } from '../store-module.ts';
+import { COMMON_HEADERS, credentialText, storeModule } from '../store-module.ts';
 import { AZURE_NAME, AzureCredentialsError, azureEndpoint } from './azure-connection-string.ts';
 
 const accountName = credentialText('storage account name (3-24 lower-case letters and digits)');

@@ -3,8 +3,8 @@
  * S3-compatible XML API, as a preset of the one S3 store (../s3/presets.ts `gcs`).
  */
 import { Type } from 'typebox';
-import { credentialText, endpointOverride, s3Credentials } from '../s3/index.ts';
-import { COMMON_HEADERS, maskedId, storeModule } from '../store-module.ts';
+import { s3Credentials } from '../s3/index.ts';
+import { COMMON_HEADERS, credentialText, endpointOverride, maskedId, storeModule } from '../store-module.ts';
 import { GCS_NAME } from './json-api.ts';
 
 export const gcsModule = storeModule({

@@ -6,21 +6,15 @@
  */
 import { type TSchema, Type } from 'typebox';
 import { isDnsLabel } from '../name-rules.ts';
-import { COMMON_HEADERS, maskedId, type StoreModule, storeModule } from '../store-module.ts';
+import {
+  COMMON_HEADERS,
+  credentialText,
+  endpointOverride,
+  maskedId,
+  type StoreModule,
+  storeModule,
+} from '../store-module.ts';
 import { S3_PRESETS, type S3Credentials, type S3Family } from './presets.ts';
-
-export const credentialText = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 8192, description });
-
-export const endpointOverride = Type.Optional(
-  Type.String({
-    minLength: 1,
-    maxLength: 2048,
-    description:
-      'API endpoint override: an http(s) URL without user, query or fragment; every connection to it passes ' +
-      'the outbound address guard',
-  }),
-);
 
 /** The S3 API's pair under the names a provider gives it (`hmacAccessId`/`hmacSecret` for GCS's HMAC keys). */
 export function s3Credentials(

@@ -5,8 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createArchiveProcessor } from '../../../src/processors/archive/archive-processor.ts';
-import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
+import { archiveModule } from '../../../src/processors/archive/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { writeArchives } from './fixtures.ts';
 
@@ -18,29 +17,24 @@ const cut = join(dir, 'cut.zip');
 await writeFile(cut, readFileSync(samples.zip).subarray(0, 20_000));
 const cutXz = join(dir, 'cut.tar.xz');
 await writeFile(cutXz, readFileSync(samples['tar.xz']).subarray(0, 50_000));
-const images = createImageProcessor();
 
-processorContract(
-  'archive',
-  () => createArchiveProcessor((kind) => (kind === 'image' ? images : undefined)),
-  {
-    byFormat: {
-      zip: samples.zip,
-      '7z': samples['7z'],
-      tar: samples.tar,
-      gz: samples['tar.gz'],
-      bz2: samples.bz2,
-      xz: samples.xz,
-      zst: samples['tar.zst'],
-    },
-    corrupt: [cut, cutXz],
-    // Deep mode runs the photo's quality search: long enough to be aborted.
-    slow: { path: samples.zip, params: { deep: true, compression: 'medium' } },
-    async verifyOutput(result) {
-      // A single stream is tested by its own compressor; every container is listed by bsdtar.
-      const stream = { gz: 'gzip', bz2: 'bzip2', xz: 'xz', zst: 'zstd' }[result.format];
-      if (stream !== undefined) execFileSync(stream, ['-t', result.path], { stdio: 'pipe' });
-      else execFileSync('bsdtar', ['-tf', result.path], { stdio: 'pipe' });
-    },
+processorContract(archiveModule, {
+  byFormat: {
+    zip: samples.zip,
+    '7z': samples['7z'],
+    tar: samples.tar,
+    gz: samples['tar.gz'],
+    bz2: samples.bz2,
+    xz: samples.xz,
+    zst: samples['tar.zst'],
   },
-);
+  corrupt: [cut, cutXz],
+  // Deep mode runs the photo's quality search: long enough to be aborted.
+  slow: { path: samples.zip, params: { deep: true, compression: 'medium' } },
+  async verifyOutput(result) {
+    // A single stream is tested by its own compressor; every container is listed by bsdtar.
+    const stream = { gz: 'gzip', bz2: 'bzip2', xz: 'xz', zst: 'zstd' }[result.format];
+    if (stream !== undefined) execFileSync(stream, ['-t', result.path], { stdio: 'pipe' });
+    else execFileSync('bsdtar', ['-tf', result.path], { stdio: 'pipe' });
+  },
+});

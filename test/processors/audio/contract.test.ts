@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after } from 'node:test';
 import { detectFile } from '../../../src/media/detect.ts';
-import { createAudioProcessor } from '../../../src/processors/audio/audio-processor.ts';
+import { audioModule } from '../../../src/processors/audio/index.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { audioStream, makeTone, probe } from '../../support/media.ts';
@@ -25,8 +25,7 @@ await writeFile(
 );
 
 processorContract(
-  'audio',
-  () => createAudioProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 }),
+  audioModule,
   {
     byFormat: {
       mp3,
@@ -59,4 +58,5 @@ processorContract(
       assert.ok(audio !== undefined && (audio.channels ?? 0) > 0);
     },
   },
+  { PRESSO_AUDIO_TIME_BUDGET: '30m', PRESSO_AUDIO_TIME_FLOOR: '30m' },
 );

@@ -5,10 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createBundleProcessor } from '../../../src/processors/bundle/bundle-processor.ts';
-import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
+import { bundleModule } from '../../../src/processors/bundle/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { writeSite } from './site.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
@@ -18,7 +16,7 @@ const { zip } = await writeSite(dir);
 const cut = join(dir, 'cut.zip');
 await writeFile(cut, readFileSync(zip).subarray(0, 30_000));
 
-processorContract('bundle', () => createBundleProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS), {
+processorContract(bundleModule, {
   byFormat: { bundle: zip },
   corrupt: [cut],
   // Every picture of the site goes through the image search: long enough to be aborted.

@@ -9,11 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
+import { documentModule } from '../../../src/processors/document/index.ts';
 import { readZip } from '../../../src/processors/document/zip.ts';
-import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { makeOfficeSamples } from './fixtures.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
@@ -36,8 +34,7 @@ const docx = readFileSync(samples.docx!);
 await writeFile(cut, docx.subarray(0, Math.floor(docx.length * 0.7)));
 
 processorContract(
-  'document',
-  () => createDocumentProcessor(createImageProcessor(), { verify: false }, DEFAULT_SETTINGS),
+  documentModule,
   {
     byFormat: samples as Record<string, string>,
     corrupt: [cut],
@@ -50,4 +47,5 @@ processorContract(
       execFileSync('unzip', ['-tq', result.path], { stdio: 'pipe' });
     },
   },
+  { PRESSO_DOCUMENT_VERIFY: 'false' },
 );

@@ -13,11 +13,10 @@ import { after } from 'node:test';
 import sharp from 'sharp';
 import { detectFile } from '../../../src/media/detect.ts';
 import { readIconDirectory } from '../../../src/processors/image/codecs/ico.ts';
-import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
+import { imageModule } from '../../../src/processors/image/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { writeBmp, writeIco } from '../../support/bmp-writer.ts';
 import { corpus, corpusDir } from '../../support/corpus.ts';
-import { TEST_TIME_BUDGET_MS } from './run-image.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
 const dir = await mkdtemp(join(tmpdir(), 'presso-image-contract-'));
@@ -46,8 +45,7 @@ const bmp = writeBmp({
 });
 
 processorContract(
-  'image',
-  () => createImageProcessor({ timeBudgetMs: TEST_TIME_BUDGET_MS, timeFloorMs: TEST_TIME_BUDGET_MS }),
+  imageModule,
   {
     byFormat: {
       jpeg,
@@ -88,4 +86,5 @@ processorContract(
       assert.ok(decoded.info.width > 0 && decoded.info.height > 0);
     },
   },
+  { PRESSO_IMAGE_TIME_BUDGET: '30m', PRESSO_IMAGE_TIME_FLOOR: '30m' },
 );

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createPdfProcessor } from '../../../src/processors/pdf/pdf-processor.ts';
+import { pdfModule } from '../../../src/processors/pdf/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { writeHostilePdfs, writePhotoPdf } from './fixtures.ts';
 
@@ -14,7 +14,7 @@ after(() => rm(dir, { recursive: true, force: true }));
 const photos = await writePhotoPdf(dir);
 const hostile = writeHostilePdfs(dir);
 
-processorContract('pdf', () => createPdfProcessor(), {
+processorContract(pdfModule, {
   byFormat: { pdf: photos },
   corrupt: [hostile.truncated, hostile.loop],
   // The lossy search renders and scores pages for each Ghostscript trial: seconds of work.

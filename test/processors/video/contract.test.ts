@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
+import { videoModule } from '../../../src/processors/video/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
 import { makeClip, probe, videoStream } from '../../support/media.ts';
 
@@ -27,8 +27,7 @@ const damagedPath = join(dir, 'damaged.mp4');
 await writeFile(damagedPath, damaged);
 
 processorContract(
-  'video',
-  () => createVideoProcessor({ timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 }),
+  videoModule,
   {
     byFormat: {
       mp4,
@@ -54,4 +53,5 @@ processorContract(
       assert.ok(video !== undefined && (video.width ?? 0) > 0 && (video.height ?? 0) > 0);
     },
   },
+  { PRESSO_VIDEO_TIME_BUDGET: '30m', PRESSO_VIDEO_TIME_FLOOR: '30m' },
 );
