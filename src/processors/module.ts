@@ -94,7 +94,8 @@ export function typedProcessor<R extends TSchema, P>(
     ...kind,
     paramsSchema: spec.schema,
     ...(spec.check === undefined ? {} : { checkParams: spec.check }),
-    process: (request) => {
+    // Async: a refusal is a rejected promise, like every other failure of `process`.
+    process: async (request) => {
       const problems = spec.check?.(request.params, namespace) ?? [];
       const withDefaults = Value.Default(spec.schema, Value.Clone(request.params));
       if (!Value.Check(spec.resolved, withDefaults)) {

@@ -17,6 +17,7 @@ import { compressStream, packFolder, recompressZip } from '../archive-tools/pack
 import { checkMembers, type UnpackBudget } from '../archive-tools/safety.ts';
 import type { UnpackedTree } from '../archive-tools/tree-check.ts';
 import { decompressStream, extract, isTar } from '../archive-tools/unpack.ts';
+import { typedProcessor } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { withOverrides } from '../shared/limits.ts';
@@ -25,20 +26,19 @@ import { earnedTimeMs } from '../shared/time-budget.ts';
 import { ARCHIVE_TIME_EARNED, type ArchiveLimits, archiveTimeMs, DEFAULT_ARCHIVE_LIMITS } from './config.ts';
 import { type DeepReport, processMembers } from './deep.ts';
 import { describeMembers } from './metadata.ts';
-import { type ArchiveParams, archiveParamsSchema, resolveArchiveParams } from './params.ts';
+import { type ArchiveParams, archiveParams } from './params.ts';
 
 export function createArchiveProcessor(
   processorFor: (kind: FileKind) => Processor | undefined,
   options: Partial<ArchiveLimits> = {},
 ): Processor {
   const limits = withOverrides(DEFAULT_ARCHIVE_LIMITS, options);
-  const processor: Processor = {
+  return typedProcessor(archiveParams, {
     name: 'archive',
     kind: 'archive',
     // What content detection reports: a compressed TAR is detected as its compressor (`gz`), then opened.
     inputFormats: ['zip', '7z', 'tar', 'gz', 'bz2', 'xz', 'zst'],
     outputFormats: ARCHIVE_FORMATS,
-    paramsSchema: archiveParamsSchema,
     process: (request) => {
       // What the file earns by its size (shared/time-budget.ts), then by its listing too (see `open`).
       const earned = earnedTimeMs(limits, ARCHIVE_TIME_EARNED, { bytes: request.input.size });
@@ -46,8 +46,7 @@ export function createArchiveProcessor(
       const budget = { remainingBytes: limits.maxUnpackedBytes };
       return processArchive(request, { limits, processorFor, deadline, budget, depth: 0 });
     },
-  };
-  return processor;
+  });
 }
 
 interface Context {
@@ -58,9 +57,9 @@ interface Context {
   depth: number;
 }
 
-async function processArchive(request: ProcessRequest, ctx: Context): Promise<ProcessResult> {
+async function processArchive(request: ProcessRequest<ArchiveParams>, ctx: Context): Promise<ProcessResult> {
   request.signal.throwIfAborted();
-  const params = resolveArchiveParams(request.params);
+  const { params } = request;
   const run: ToolRun = { deadline: ctx.deadline, signal: request.signal, ...toolScope(request) };
   const memoryBytes = ctx.limits.toolMemoryBytes;
   const opened = await open(request, params, run, ctx);
@@ -113,7 +112,7 @@ interface Opened {
 }
 
 async function open(
-  request: ProcessRequest,
+  request: ProcessRequest<ArchiveParams>,
   params: ArchiveParams,
   run: ToolRun,
   ctx: Context,
@@ -167,7 +166,7 @@ function streamMember(name: string, size: number): Member {
 /** Unpacks into `<workDir>/members` and checks what was written against the listing. */
 async function unpackTo(
   opened: Opened,
-  request: ProcessRequest,
+  request: ProcessRequest<ArchiveParams>,
   params: ArchiveParams,
   run: ToolRun,
   ctx: Context,
@@ -191,7 +190,7 @@ async function unpackTo(
 async function deepen(
   folder: string,
   files: string[],
-  request: ProcessRequest,
+  request: ProcessRequest<ArchiveParams>,
   params: ArchiveParams,
   ctx: Context,
 ) {
@@ -207,7 +206,10 @@ async function deepen(
           `The archive was refused: archives are nested more than ${ctx.limits.maxDepth} levels deep.`,
         );
       }
-      const inner = { ...nested, params: { compression: params.compression, deep: true } };
+      const inner = {
+        ...nested,
+        params: { compression: params.compression, deep: true, format: undefined, password: undefined },
+      };
       return processArchive(inner, { ...ctx, depth: ctx.depth + 1 });
     },
   });

@@ -1,4 +1,4 @@
-/** The `archive` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
+/** The `archive` parameter namespace: its JSON Schema (part of the public API, defaults included) and typed form. */
 import { Type } from 'typebox';
 import {
   ARCHIVE_FORMATS,
@@ -6,6 +6,7 @@ import {
   type ArchiveFormatName,
   type ArchiveLevel,
 } from '../archive-tools/formats.ts';
+import type { ParamsSpec } from '../module.ts';
 
 export const archiveParamsSchema = Type.Object(
   {
@@ -51,6 +52,15 @@ export const archiveParamsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The schema with every field that has a default required: what the processor receives once they are applied. */
+const resolvedArchiveParamsSchema = Type.Object(
+  {
+    ...archiveParamsSchema.properties,
+    ...Type.Required(Type.Pick(archiveParamsSchema, ['compression', 'deep'])).properties,
+  },
+  { additionalProperties: false },
+);
+
 export interface ArchiveParams {
   compression: ArchiveLevel;
   format: ArchiveFormatName | undefined;
@@ -58,11 +68,9 @@ export interface ArchiveParams {
   password: string | undefined;
 }
 
-export function resolveArchiveParams(params: Record<string, unknown>): ArchiveParams {
-  return {
-    compression: (params.compression as ArchiveLevel | undefined) ?? 'high',
-    format: params.format as ArchiveFormatName | undefined,
-    deep: params.deep === true,
-    password: params.password as string | undefined,
-  };
-}
+/** The namespace as the module's typed entry applies it (module.ts `typedProcessor`). */
+export const archiveParams: ParamsSpec<typeof resolvedArchiveParamsSchema, ArchiveParams> = {
+  schema: archiveParamsSchema,
+  resolved: resolvedArchiveParamsSchema,
+  derive: ({ compression, format, deep, password }) => ({ compression, format, deep, password }),
+};

@@ -13,13 +13,14 @@ import { packFolder } from '../archive-tools/pack.ts';
 import { checkMembers } from '../archive-tools/safety.ts';
 import { extract } from '../archive-tools/unpack.ts';
 import type { HostSettings } from '../module.ts';
+import { typedProcessor } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { withOverrides } from '../shared/limits.ts';
 import { type ToolRun, toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { BUNDLE_TIME_EARNED, type BundleLimits, DEFAULT_BUNDLE_LIMITS } from './config.ts';
-import { bundleParamsSchema, resolveBundleParams } from './params.ts';
+import { type BundleParams, bundleParams } from './params.ts';
 import { optimiseSite } from './site-files.ts';
 
 /**
@@ -32,24 +33,23 @@ export function createBundleProcessor(
   settings: Pick<HostSettings, 'archive'>,
 ): Processor {
   const limits = withOverrides(DEFAULT_BUNDLE_LIMITS, options);
-  return {
+  return typedProcessor(bundleParams, {
     name: 'bundle',
     kind: 'bundle',
     inputFormats: ['bundle'],
     outputFormats: ['bundle'],
-    paramsSchema: bundleParamsSchema,
     process: (request) => processBundle(request, images, limits, settings.archive),
-  };
+  });
 }
 
 async function processBundle(
-  request: ProcessRequest,
+  request: ProcessRequest<BundleParams>,
   images: Processor,
   limits: BundleLimits,
   archive: HostSettings['archive'],
 ): Promise<ProcessResult> {
   request.signal.throwIfAborted();
-  const params = resolveBundleParams(request.params);
+  const { params } = request;
   const run: ToolRun = {
     // What the file earns by its size (shared/time-budget.ts).
     deadline: new Deadline(

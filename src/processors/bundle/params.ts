@@ -1,5 +1,6 @@
 /** The `bundle` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
 import { Type } from 'typebox';
+import type { ParamsSpec } from '../module.ts';
 
 export const BUNDLE_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type BundleLevel = (typeof BUNDLE_LEVELS)[number];
@@ -49,11 +50,25 @@ export interface BundleParams {
   picture: boolean;
 }
 
-export function resolveBundleParams(params: Record<string, unknown>): BundleParams {
-  const images = (params.images ?? {}) as { format?: BundleImageFormat; picture?: boolean };
-  return {
-    compression: (params.compression as BundleLevel | undefined) ?? 'high',
-    imageFormat: images.format ?? 'keep',
-    picture: images.picture === true,
-  };
-}
+/** The schema with every top-level field that has a default required: what the processor receives. */
+const resolvedBundleParamsSchema = Type.Object(
+  {
+    ...bundleParamsSchema.properties,
+    ...Type.Required(Type.Pick(bundleParamsSchema, ['compression'])).properties,
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`). A field inside the
+ * optional `images` object has its default only when the object is given, so it is read here.
+ */
+export const bundleParams: ParamsSpec<typeof resolvedBundleParamsSchema, BundleParams> = {
+  schema: bundleParamsSchema,
+  resolved: resolvedBundleParamsSchema,
+  derive: ({ compression, images }) => ({
+    compression,
+    imageFormat: images?.format ?? 'keep',
+    picture: images?.picture === true,
+  }),
+};

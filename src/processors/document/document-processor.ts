@@ -11,6 +11,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolMissingError, ValidationError } from '../../errors/catalog.ts';
 import type { HostSettings } from '../module.ts';
+import { typedProcessor } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { withOverrides } from '../shared/limits.ts';
@@ -20,7 +21,7 @@ import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_DOCUMENT_LIMITS, DOCUMENT_TIME_EARNED, type DocumentLimits } from './config.ts';
 import { convert, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
-import { type DocumentOutputFormat, documentParamsSchema, resolveDocumentParams } from './params.ts';
+import { type DocumentOutputFormat, type DocumentParams, documentParams } from './params.ts';
 import { isSigned, packageKind, updateReferences } from './part-references.ts';
 import { dropThumbnails } from './thumbnails.ts';
 import { readZip, writeZip } from './zip.ts';
@@ -50,24 +51,23 @@ export function createDocumentProcessor(
   settings: Pick<HostSettings, 'images'>,
 ): Processor {
   const limits = withOverrides(DEFAULT_DOCUMENT_LIMITS, options);
-  return {
+  return typedProcessor(documentParams, {
     name: 'document',
     kind: 'document',
     inputFormats: INPUT_FORMATS,
     outputFormats: [...INPUT_FORMATS, 'pdf'],
-    paramsSchema: documentParamsSchema,
     process: (request) => processDocument(request, images, limits, settings.images.maxPixels),
-  };
+  });
 }
 
 async function processDocument(
-  request: ProcessRequest,
+  request: ProcessRequest<DocumentParams>,
   images: Processor,
   limits: DocumentLimits,
   maxPixels: number,
 ): Promise<ProcessResult> {
   request.signal.throwIfAborted();
-  const params = resolveDocumentParams(request.params);
+  const { params } = request;
   const inputFormat = request.input.format;
   const run: OfficeRun = {
     // What the file earns by its size (shared/time-budget.ts).

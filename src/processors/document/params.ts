@@ -1,5 +1,6 @@
 /** The `document` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
 import { Type } from 'typebox';
+import type { ParamsSpec } from '../module.ts';
 
 export const DOCUMENT_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type DocumentLevel = (typeof DOCUMENT_LEVELS)[number];
@@ -55,11 +56,25 @@ export interface DocumentParams {
   imageFormat: DocumentImageFormat;
 }
 
-export function resolveDocumentParams(params: Record<string, unknown>): DocumentParams {
-  const images = (params.images ?? {}) as { format?: DocumentImageFormat };
-  return {
-    compression: (params.compression as DocumentLevel | undefined) ?? 'high',
-    format: params.format as DocumentOutputFormat | undefined,
-    imageFormat: images.format ?? 'keep',
-  };
-}
+/** The schema with every top-level field that has a default required: what the processor receives. */
+const resolvedDocumentParamsSchema = Type.Object(
+  {
+    ...documentParamsSchema.properties,
+    ...Type.Required(Type.Pick(documentParamsSchema, ['compression'])).properties,
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`). A field inside the
+ * optional `images` object has its default only when the object is given, so it is read here.
+ */
+export const documentParams: ParamsSpec<typeof resolvedDocumentParamsSchema, DocumentParams> = {
+  schema: documentParamsSchema,
+  resolved: resolvedDocumentParamsSchema,
+  derive: ({ compression, format, images }) => ({
+    compression,
+    format,
+    imageFormat: images?.format ?? 'keep',
+  }),
+};
