@@ -13,6 +13,7 @@ import { declaredAudioMinutes } from '../ffmpeg/media-budget.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
 import { mainAudio, probeMedia } from '../ffmpeg/probe.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
+import { typedProcessor } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { withOverrides } from '../shared/limits.ts';
@@ -22,7 +23,7 @@ import { audioArgs, planAudioOutput } from './audio-args.ts';
 import { AUDIO_TIME_EARNED, type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
 import { AUDIO_FORMATS } from './encoders.ts';
 import { compensatingGain, measureLoudness } from './loudness.ts';
-import { AUDIO_OUTPUT_FORMATS, audioParamsSchema, checkAudioParams, resolveAudioParams } from './params.ts';
+import { AUDIO_OUTPUT_FORMATS, audioParams, checkAudioParams, type ResolvedAudioParams } from './params.ts';
 
 export const AUDIO_INPUT_FORMATS = [
   'mp3',
@@ -42,22 +43,21 @@ export type AudioProcessorOptions = Partial<AudioLimits>;
 
 export function createAudioProcessor(options: AudioProcessorOptions = {}): Processor {
   const limits = withOverrides(DEFAULT_AUDIO_LIMITS, options);
-  return {
+  return typedProcessor(audioParams, {
     name: 'audio',
     kind: 'audio',
     inputFormats: AUDIO_INPUT_FORMATS,
     outputFormats: AUDIO_OUTPUT_FORMATS,
-    paramsSchema: audioParamsSchema,
-    checkParams: checkAudioParams,
     process: (request) => processAudio(request, limits),
-  };
+  });
 }
 
-async function processAudio(request: ProcessRequest, limits: AudioLimits): Promise<ProcessResult> {
-  const problems = checkAudioParams(request.params, 'audio');
-  if (problems.length > 0) throw new ValidationError(problems);
+async function processAudio(
+  request: ProcessRequest<ResolvedAudioParams>,
+  limits: AudioLimits,
+): Promise<ProcessResult> {
   request.signal.throwIfAborted();
-  const params = resolveAudioParams(request.params);
+  const { params } = request;
   const { input } = request;
   // What the file earns by its size (shared/time-budget.ts), then by the minutes it declares too.
   const deadline = new Deadline(earnedTimeMs(limits, AUDIO_TIME_EARNED, { bytes: input.size }), 'the audio');

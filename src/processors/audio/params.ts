@@ -5,6 +5,7 @@
 import { type Static, Type } from 'typebox';
 import type { FieldError } from '../../errors/catalog.ts';
 import { trimSchema } from '../ffmpeg/trim-schema.ts';
+import type { ParamsSpec } from '../module.ts';
 
 export const AUDIO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type AudioCompression = (typeof AUDIO_COMPRESSION_LEVELS)[number];
@@ -64,8 +65,7 @@ export interface ResolvedAudioParams {
   metadata: 'keep' | 'strip';
 }
 
-export function resolveAudioParams(params: Record<string, unknown>): ResolvedAudioParams {
-  const p = params as AudioParams;
+export function resolveAudioParams(p: AudioParams): ResolvedAudioParams {
   return {
     compression: p.compression ?? 'high',
     format: p.format,
@@ -96,3 +96,15 @@ export function checkAudioParams(params: Record<string, unknown>, namespace: str
   }
   return errors;
 }
+
+/**
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
+ * once, then resolved. The `??` in `resolveAudioParams` are the schema's defaults again, for fields inside
+ * optional objects (and for callers that resolve by hand).
+ */
+export const audioParams: ParamsSpec<typeof audioParamsSchema, ResolvedAudioParams> = {
+  schema: audioParamsSchema,
+  resolved: audioParamsSchema,
+  check: checkAudioParams,
+  derive: resolveAudioParams,
+};

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import sharp from 'sharp';
 import { ValidationError } from '../../errors/catalog.ts';
+import { typedProcessor } from '../module.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 // The image processor's admission budget is counted in bytes (limits.ts `jobShare`).
 import { AdmissionBudget } from '../shared/admission-budget.ts';
@@ -24,11 +25,10 @@ import { defaultOutputFormat, produceOutput } from './output.ts';
 import { formatCanAnimate, hasGeometry } from './output-context.ts';
 import {
   EXTRA_OUTPUT_FORMATS,
-  imageParamsSchema,
+  imageParams,
   RASTER_OUTPUT_FORMATS,
-  resolveImageParams,
+  type ResolvedImageParams,
 } from './params.ts';
-import { checkImageParams } from './params-check.ts';
 import { openSource } from './source.ts';
 
 // libvips defaults to one worker thread on glibc without jemalloc, which halves AVIF/WebP speed on two
@@ -58,25 +58,21 @@ export function createImageProcessor(
     );
   }
   const memory = budget ?? new AdmissionBudget(limits.memoryInFlight);
-  return {
+  return typedProcessor(imageParams, {
     name: 'image',
     kind: 'image',
     inputFormats: INPUT_FORMATS,
     outputFormats: [...RASTER_OUTPUT_FORMATS, ...EXTRA_OUTPUT_FORMATS],
-    paramsSchema: imageParamsSchema,
-    checkParams: checkImageParams,
     process: (request) => processImage(request, limits, memory),
-  };
+  });
 }
 
 async function processImage(
-  request: ProcessRequest,
+  request: ProcessRequest<ResolvedImageParams>,
   limits: ImageLimits,
   budget: AdmissionBudget,
 ): Promise<ProcessResult> {
-  const problems = checkImageParams(request.params, 'image');
-  if (problems.length > 0) throw new ValidationError(problems);
-  const params = resolveImageParams(request.params);
+  const { params } = request;
   request.signal.throwIfAborted();
   const inputFormat = request.input.format;
   const target = params.format ?? defaultOutputFormat(inputFormat);

@@ -15,7 +15,7 @@ import { toInputError } from './pipeline-errors.ts';
 import type { ImageSource } from './source.ts';
 
 export interface OutputContext {
-  request: ProcessRequest;
+  request: ProcessRequest<ResolvedImageParams>;
   params: ResolvedImageParams;
   source: ImageSource;
   limits: ImageLimits;

@@ -3,6 +3,8 @@
  * processor works with (defaults applied). Cross-field rules are in params-check.ts.
  */
 import { type Static, Type } from 'typebox';
+import type { ParamsSpec } from '../module.ts';
+import { checkImageParams } from './params-check.ts';
 
 export const COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type CompressionLevel = (typeof COMPRESSION_LEVELS)[number];
@@ -167,8 +169,7 @@ export interface ResolvedImageParams extends GeometryRequest {
 }
 
 /** Applies defaults to schema-valid params that passed `checkImageParams`. */
-export function resolveImageParams(params: Record<string, unknown>): ResolvedImageParams {
-  const p = params as ImageParams;
+export function resolveImageParams(p: ImageParams): ResolvedImageParams {
   return {
     compression: p.compression ?? 'high',
     format: p.format,
@@ -195,3 +196,15 @@ function resolveResize(resize: ImageParams['resize']): ResizeRequest | undefined
   if (mode === 'pad') return { mode, width, height, background: resize.background, upscale };
   return { mode, width, height, upscale };
 }
+
+/**
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
+ * once, then resolved. The `??` in `resolveImageParams` are the schema's defaults again, for fields inside
+ * optional objects (and for callers that resolve by hand).
+ */
+export const imageParams: ParamsSpec<typeof imageParamsSchema, ResolvedImageParams> = {
+  schema: imageParamsSchema,
+  resolved: imageParamsSchema,
+  check: checkImageParams,
+  derive: resolveImageParams,
+};

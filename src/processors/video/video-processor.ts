@@ -13,6 +13,7 @@ import { describeMedia } from '../ffmpeg/describe-media.ts';
 import { declaredVideoMegapixels } from '../ffmpeg/media-budget.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
 import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
+import { typedProcessor } from '../module.ts';
 import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
@@ -23,8 +24,7 @@ import { DEFAULT_VIDEO_LIMITS, VIDEO_TIME_EARNED, type VideoLimits, videoDecodeB
 import { encodeVideo, planAudio } from './encode.ts';
 import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
 import { planFrames } from './geometry.ts';
-import { changesContent, resolveVideoParams, VIDEO_OUTPUT_FORMATS, videoParamsSchema } from './params.ts';
-import { checkVideoParams } from './params-check.ts';
+import { changesContent, type ResolvedVideoParams, VIDEO_OUTPUT_FORMATS, videoParams } from './params.ts';
 import { NoVideoFramesError, searchCrf } from './quality-search.ts';
 import { remuxFormat, remuxRefusal, remuxVideo } from './remux.ts';
 
@@ -53,16 +53,14 @@ export function createVideoProcessor(
 ): Processor {
   const limits = withOverrides(DEFAULT_VIDEO_LIMITS, options);
   const encodes = budget ?? new AdmissionBudget(limits.encodesInFlight);
-  return {
+  return typedProcessor(videoParams, {
     name: 'video',
     kind: 'video',
     inputFormats: VIDEO_INPUT_FORMATS,
     outputFormats: VIDEO_OUTPUT_FORMATS,
-    paramsSchema: videoParamsSchema,
-    checkParams: checkVideoParams,
     refineInput: (input, context) => audioOnly(input, context, limits),
     process: (request) => processVideo(request, limits, encodes),
-  };
+  });
 }
 
 /** The audio format an audio-only file of each video container is (the same bytes, named for what they hold). */
@@ -99,14 +97,12 @@ async function audioOnly(
 }
 
 async function processVideo(
-  request: ProcessRequest,
+  request: ProcessRequest<ResolvedVideoParams>,
   limits: VideoLimits,
   encodes: AdmissionBudget,
 ): Promise<ProcessResult> {
-  const problems = checkVideoParams(request.params, 'video');
-  if (problems.length > 0) throw new ValidationError(problems);
   request.signal.throwIfAborted();
-  const params = resolveVideoParams(request.params);
+  const { params } = request;
   const { input } = request;
   const toolLimits = { fileBytes: limits.maxOutputBytes };
   const bounds = videoDecodeBounds(limits);
