@@ -1,4 +1,7 @@
-/** The signed-in frame: skip link, navigation (operator page for operators only), the page, sign-out. */
+/**
+ * The signed-in frame: skip link, navigation (users for owners and operators, the operator page for operators
+ * only), the page, sign-out.
+ */
 import { api, type Session } from './api.ts';
 import { ErrorMessage, useAction } from './components/ui.tsx';
 import { ConnectorsPage } from './pages/connectors.tsx';
@@ -8,17 +11,19 @@ import { KeysPage } from './pages/keys.tsx';
 import { OperatorPage } from './pages/operator.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { TryPage } from './pages/try-it.tsx';
+import { UsersPage } from './pages/users.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import type { Route, RouteName } from './router.ts';
-import { SessionContext } from './session.ts';
+import { canManage, SessionContext } from './session.ts';
 
-const NAV: { name: RouteName; label: string; operator?: true }[] = [
+const NAV: { name: RouteName; label: string; operator?: true; owner?: true }[] = [
   { name: 'overview', label: 'Overview' },
   { name: 'try', label: 'Try it' },
   { name: 'jobs', label: 'Jobs' },
   { name: 'keys', label: 'API keys' },
   { name: 'connectors', label: 'Connectors' },
   { name: 'webhooks', label: 'Webhooks' },
+  { name: 'users', label: 'Users', owner: true },
   { name: 'operator', label: 'Operator', operator: true },
 ];
 
@@ -36,6 +41,8 @@ function Page({ route }: { route: Route }) {
       return <ConnectorsPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'users':
+      return <UsersPage />;
     case 'operator':
       return <OperatorPage />;
     default:
@@ -59,7 +66,9 @@ export function Shell(props: { route: Route; session: Session; onSignedOut: () =
         </a>
         <nav aria-label="Dashboard">
           <ul>
-            {NAV.filter((item) => !item.operator || isOperator).map((item) => (
+            {NAV.filter(
+              (item) => (!item.operator || isOperator) && (!item.owner || canManage(session.user.role)),
+            ).map((item) => (
               <li key={item.name}>
                 <a href={`#/${item.name}`} aria-current={current === item.name ? 'page' : undefined}>
                   {item.label}
