@@ -5,7 +5,7 @@
  */
 import { api, type OperatorOverview } from '../api.ts';
 import { formatBytes, formatDate, formatNumber } from '../format.ts';
-import { ErrorMessage, Loading, useLoad } from './ui.tsx';
+import { ErrorMessage, Loading, ScrollArea, useLoad } from './ui.tsx';
 
 function Queue({ overview }: { overview: OperatorOverview }) {
   const configured = new Map(overview.workers.map((w) => [w.lane, w.workers]));
@@ -47,8 +47,8 @@ function Workers({ overview, names }: { overview: OperatorOverview; names: Map<s
           {overview.running.map((group) => (
             <li key={group.worker}>
               <h4 class="mono wrap">{group.worker}</h4>
-              <div class="scroll">
-                <table aria-label={`Jobs on ${group.worker}`}>
+              <ScrollArea label={`Jobs on ${group.worker}`}>
+                <table>
                   <thead>
                     <tr>
                       <th scope="col">Job</th>
@@ -72,7 +72,7 @@ function Workers({ overview, names }: { overview: OperatorOverview; names: Map<s
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </ScrollArea>
             </li>
           ))}
         </ul>
@@ -91,7 +91,7 @@ function Totals({ overview }: { overview: OperatorOverview }) {
       {kinds.length === 0 ? (
         <p class="muted">No job has finished yet.</p>
       ) : (
-        <div class="scroll">
+        <ScrollArea label="Jobs finished by kind">
           <table>
             <thead>
               <tr>
@@ -110,7 +110,7 @@ function Totals({ overview }: { overview: OperatorOverview }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <p>
         Webhook deliveries:{' '}

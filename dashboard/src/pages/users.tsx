@@ -5,7 +5,15 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type DashboardUserRow, type Role } from '../api.ts';
-import { ErrorMessage, Loading, PageTitle, ShownOnce, useAction, useLoad } from '../components/ui.tsx';
+import {
+  ErrorMessage,
+  Loading,
+  PageTitle,
+  ScrollArea,
+  ShownOnce,
+  useAction,
+  useLoad,
+} from '../components/ui.tsx';
 import { formatDate } from '../format.ts';
 import { canManage, useSession } from '../session.ts';
 
@@ -149,7 +157,7 @@ export function UsersPage() {
       {users.loading && <Loading what="users" />}
       <ErrorMessage error={users.error} />
       {users.data && (
-        <div class="scroll">
+        <ScrollArea label="Users table">
           <table>
             <caption>Users of {session.account.name}</caption>
             <thead>
@@ -173,7 +181,7 @@ export function UsersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
     </>
   );
