@@ -119,6 +119,17 @@ test('a member sees keys and connectors but has no way to change them', async ()
     return response.status;
   });
   assert.ok(refused === 403, `rotate as member: ${refused}`);
+  const keyRefused = await view.page.evaluate(async () => {
+    const session = (await (await fetch('/1.0/session')).json()) as { csrfToken: string };
+    const response = await fetch('/1.0/keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+      body: JSON.stringify({ name: 'not allowed' }),
+    });
+    return response.status;
+  });
+  assert.equal(keyRefused, 403, 'creating a key as a member, with a valid CSRF token');
+  assert.equal(await view.page.getByRole('link', { name: 'Users' }).count(), 0, 'members have no Users page');
   await view.context.close();
 });
 
