@@ -1,6 +1,5 @@
 /**
- * The signed-in frame: skip link, navigation (users for owners and operators, the operator page for operators
- * only), the page, sign-out.
+ * The signed-in frame: skip link, navigation (the operator page for operators only), the page, sign-out.
  */
 import { api, type Session } from './api.ts';
 import { ErrorMessage, useAction } from './components/ui.tsx';
@@ -14,16 +13,16 @@ import { TryPage } from './pages/try-it.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import type { Route, RouteName } from './router.ts';
-import { canManage, SessionContext } from './session.ts';
+import { SessionContext } from './session.ts';
 
-const NAV: { name: RouteName; label: string; operator?: true; owner?: true }[] = [
+const NAV: { name: RouteName; label: string; operator?: true }[] = [
   { name: 'overview', label: 'Overview' },
   { name: 'try', label: 'Try it' },
   { name: 'jobs', label: 'Jobs' },
   { name: 'keys', label: 'API keys' },
   { name: 'connectors', label: 'Connectors' },
   { name: 'webhooks', label: 'Webhooks' },
-  { name: 'users', label: 'Users', owner: true },
+  { name: 'users', label: 'Users' },
   { name: 'operator', label: 'Operator', operator: true },
 ];
 
@@ -66,9 +65,7 @@ export function Shell(props: { route: Route; session: Session; onSignedOut: () =
         </a>
         <nav aria-label="Dashboard">
           <ul>
-            {NAV.filter(
-              (item) => (!item.operator || isOperator) && (!item.owner || canManage(session.user.role)),
-            ).map((item) => (
+            {NAV.filter((item) => !item.operator || isOperator).map((item) => (
               <li key={item.name}>
                 <a href={`#/${item.name}`} aria-current={current === item.name ? 'page' : undefined}>
                   {item.label}

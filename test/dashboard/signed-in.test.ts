@@ -129,7 +129,12 @@ test('a member sees keys and connectors but has no way to change them', async ()
     return response.status;
   });
   assert.equal(keyRefused, 403, 'creating a key as a member, with a valid CSRF token');
-  assert.equal(await view.page.getByRole('link', { name: 'Users' }).count(), 0, 'members have no Users page');
+  await openPage(view, 'users', 'Users');
+  await view.page.getByRole('row', { name: /member@example\.test/ }).waitFor();
+  assert.equal(await view.page.getByRole('button', { name: 'Create the invitation link' }).count(), 0);
+  assert.equal(await view.page.getByRole('button', { name: /^Remove / }).count(), 0);
+  assert.equal(await view.page.getByLabel('Role of owner@example.test').isDisabled(), true);
+  await checkPage(view, 'users-member');
   await view.context.close();
 });
 

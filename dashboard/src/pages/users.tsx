@@ -1,7 +1,7 @@
 /**
- * `#/users` (owners and operators): the account's dashboard users with their role and last sign-in; change a
- * role, remove a user, and invite someone with a one-time link (shown once, to copy and send). Only an operator
- * gives or takes away the operator role; the server checks that too.
+ * `#/users`: the account's dashboard users with their role and last sign-in. Owners and operators change a role,
+ * remove a user, and invite someone with a one-time link (shown once, to copy and send); members only read. Only
+ * an operator gives or takes away the operator role; the server checks all of it too.
  */
 import { useState } from 'preact/hooks';
 import { api, type DashboardUserRow, type Role } from '../api.ts';
@@ -80,7 +80,7 @@ function UserRow(props: { user: DashboardUserRow; actor: Role; self: boolean; on
   const { user, actor, self, onChanged } = props;
   const change = useAction();
   // The operator role is an operator's to give or take away; an owner sees it but cannot change it.
-  const locked = self || (user.role === 'operator' && actor !== 'operator');
+  const locked = self || !canManage(actor) || (user.role === 'operator' && actor !== 'operator');
   const id = `role-${user.id}`;
   return (
     <tr>
@@ -141,19 +141,15 @@ export function UsersPage() {
   const { session } = useSession();
   const actor = session.user.role;
   const manage = canManage(actor);
-  const users = useLoad(() => (manage ? api.users.list() : Promise.resolve({ users: [] })));
-  if (!manage) {
-    return (
-      <>
-        <PageTitle>Users</PageTitle>
-        <p>An owner manages the account's users.</p>
-      </>
-    );
-  }
+  const users = useLoad(() => api.users.list());
   return (
     <>
       <PageTitle>Users</PageTitle>
-      <Invite actor={actor} onInvited={users.reload} />
+      {manage ? (
+        <Invite actor={actor} onInvited={users.reload} />
+      ) : (
+        <p class="muted">Members see the users; an owner invites, changes roles and removes.</p>
+      )}
       {users.loading && <Loading what="users" />}
       <ErrorMessage error={users.error} />
       {users.data && (
