@@ -247,6 +247,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     accounts: deps.accounts,
     users: deps.users,
     queue: deps.queue,
+    jobs: deps.jobStore,
     diskSpace: deps.diskSpace,
     metrics: deps.metrics,
     workers: { standard: deps.config?.jobs.workers ?? 0, media: deps.config?.jobs.mediaWorkers ?? 0 },
