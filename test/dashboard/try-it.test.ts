@@ -197,7 +197,8 @@ test('the jobs list filters by status and kind; every page with data passes at b
   const { page } = owner;
   await openPage(owner, 'jobs', 'Jobs');
   const rows = page.getByRole('table', { name: /^Jobs, page 1/ }).locator('tbody tr');
-  assert.ok((await rows.count()) >= 5);
+  // The rows arrive after the page's heading: wait for the five jobs of this file's runs to be listed.
+  await until(async () => (await rows.count()) >= 5, 'the five jobs listed');
   await checkPage(owner, 'jobs');
   const filtered = async (status: string, kind: string) => {
     await page.getByLabel('Status').selectOption(status);
