@@ -46,6 +46,7 @@ import { uploadRoute } from './routes/upload.ts';
 import { usersRoute } from './routes/users.ts';
 import { webhookSecretRoute } from './routes/webhook-secret.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
+import { completeErrorResponses } from './openapi-errors.ts';
 import { UploadFolders } from './upload-folders.ts';
 import { UploadSlots } from './upload-slots.ts';
 
@@ -167,6 +168,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
       .catch((error: unknown) => request.log.error({ err: error }, 'request not counted in usage'));
   });
 
+  app.addHook('onRoute', completeErrorResponses);
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -174,6 +177,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
         title: 'Presso API',
         version: '1.0',
         description: 'Compress, optimise, convert and resize files. Compatible with the Compressor.app API.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: options.publicUrl }],
       components: {

@@ -5,10 +5,12 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { GoneError, NotFoundError, RangeNotSatisfiableError } from '../../errors/catalog.ts';
 import type { ByteRange, FileStore } from '../../files/file-store.ts';
 import { linkName } from '../../jobs/download-link.ts';
 import type { JobStore } from '../../jobs/job-store.ts';
+import { ErrorSchema } from '../schemas.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -72,6 +74,15 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
         operationId: 'downloadOutput',
         tags: ['Downloads'],
         summary: 'Download a temporary output (no API key; expires after 2 hours)',
+        response: {
+          200: {
+            description: 'The output file (206 with Content-Range for a Range request, 304 for a matching ETag)',
+            content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+          },
+          404: ErrorSchema,
+          410: ErrorSchema,
+          416: ErrorSchema,
+        },
       },
     },
     async (request, reply) => {
