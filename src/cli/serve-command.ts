@@ -79,7 +79,9 @@ export async function generateOpenApi(config: Config): Promise<unknown> {
     document.servers = [
       {
         url: `${protocol}//{host}`,
-        variables: { host: { default: host, description: 'Host and port of your Presso (PRESSO_PUBLIC_URL)' } },
+        variables: {
+          host: { default: host, description: 'Host and port of your Presso (PRESSO_PUBLIC_URL)' },
+        },
       },
     ];
     return document;

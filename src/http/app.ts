@@ -29,6 +29,7 @@ import { registerAccessControl } from './plugins/access-control.ts';
 import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
 import './request-context.ts';
 import type { SandboxMode } from '../processors/shared/sandbox.ts';
+import { completeErrorResponses } from './openapi-errors.ts';
 import { accountRoute } from './routes/account.ts';
 import { connectorsRoute } from './routes/connectors.ts';
 import { cspReportsRoute } from './routes/csp-reports.ts';
@@ -46,7 +47,6 @@ import { uploadRoute } from './routes/upload.ts';
 import { usersRoute } from './routes/users.ts';
 import { webhookSecretRoute } from './routes/webhook-secret.ts';
 import { webhooksRoute } from './routes/webhooks.ts';
-import { completeErrorResponses } from './openapi-errors.ts';
 import { UploadFolders } from './upload-folders.ts';
 import { UploadSlots } from './upload-slots.ts';
 

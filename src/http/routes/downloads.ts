@@ -76,9 +76,14 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
         summary: 'Download a temporary output (no API key; expires after 2 hours)',
         response: {
           200: {
-            description: 'The output file (206 with Content-Range for a Range request, 304 for a matching ETag)',
+            description: 'The output file',
             content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
           },
+          206: {
+            description: 'The requested range of the output file (Content-Range)',
+            content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+          },
+          304: { description: 'Not modified: If-None-Match matched the ETag (the SHA-1)', type: 'null' },
           404: ErrorSchema,
           410: ErrorSchema,
           416: ErrorSchema,
