@@ -212,12 +212,17 @@ export class PressoClient<Source = BlobSource> {
     ).body;
   }
 
+  /** A FormData of the class the client's `fetch` encodes (the Node client's undici has its own). */
+  protected newFormData(): FormData {
+    return new FormData();
+  }
+
   /** The multipart body for `upload`; the Node client overrides it for paths and streams. */
   protected async filePart(file: Source, params: Params, name: string | undefined): Promise<FilePart> {
     const blob = file instanceof Blob ? file : new Blob([file as Uint8Array<ArrayBuffer> | ArrayBuffer]);
     const fileName = name ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'file');
     return () => {
-      const form = new FormData();
+      const form = this.newFormData();
       form.append('file', blob, fileName);
       if (Object.keys(params).length > 0) form.append('data', JSON.stringify(params));
       return { body: form, replayable: true };

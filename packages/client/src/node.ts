@@ -10,7 +10,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, FormData as UndiciFormData, fetch as undiciFetch } from 'undici';
 import {
   type BlobSource,
   type CallOptions,
@@ -98,6 +98,10 @@ export class NodePressoClient extends PressoClient<NodeSource> {
   /** Closes the kept-alive connections (a CLI exits sooner). */
   close(): Promise<void> {
     return this.#agent.close();
+  }
+
+  protected override newFormData(): FormData {
+    return new UndiciFormData() as unknown as FormData;
   }
 
   protected override async filePart(
