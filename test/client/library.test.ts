@@ -109,7 +109,7 @@ describe('@presso/client library', () => {
     assert.equal(done.output.format, 'webp');
     assert.equal(seen.at(-1), 'completed');
     assert.equal((await client.job(ack.id)).status, 'completed');
-    const listed = await client.jobs({ limit: 5 });
+    const listed = await client.jobs({ limit: '5' });
     assert.ok(listed.jobs.some((job) => job.id === ack.id));
 
     const compressed = await client.compress(corpus.astronaut, { async: true, image: { format: 'avif' } });
