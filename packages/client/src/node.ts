@@ -5,7 +5,7 @@
  * certificate for a server with the self-signed default.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream, openAsBlob } from 'node:fs';
+import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,6 +17,7 @@ import {
   type FilePart,
   PressoClient,
   type PressoClientOptions,
+  type Submission,
 } from './client.ts';
 import { PressoIntegrityError } from './errors.ts';
 import type { FetchFunction } from './http.ts';
@@ -102,6 +103,32 @@ export class NodePressoClient extends PressoClient<NodeSource> {
 
   protected override newFormData(): FormData {
     return new UndiciFormData() as unknown as FormData;
+  }
+
+  /**
+   * Uploads a file from its path, reporting the bytes sent as they go (a CLI's progress bar). Each attempt
+   * re-opens the file, so a 429 answer is retried as a Blob upload is.
+   */
+  async uploadPath(
+    path: string,
+    params: Params = {},
+    options: CallOptions & { name?: string; onUploadProgress?: (sent: number) => void } = {},
+  ): Promise<Submission> {
+    const name = options.name ?? basename(path);
+    const part: FilePart = () => {
+      let sent = 0;
+      const counted = createReadStream(path).on('data', (chunk) => {
+        sent += chunk.length;
+        options.onUploadProgress?.(sent);
+      });
+      return { ...streamingPart(counted, params, name)(), replayable: true };
+    };
+    const answer = await this.transport.request<Submission>('/1.0/upload', {
+      method: 'POST',
+      body: part,
+      signal: options.signal,
+    });
+    return answer.body;
   }
 
   protected override async filePart(
