@@ -239,4 +239,28 @@ describe('presso-client CLI', () => {
     assert.equal(tampered.code, 1);
     assert.match(tampered.stdout, /^invalid/);
   });
+  test('on a terminal: bars per file and overall (files, bytes, rate, ETA), then the summary table', async () => {
+    const input = join(scratch, 'tty');
+    await mkdir(input, { recursive: true });
+    await copyFile(corpus.chelsea, join(input, 'chelsea.png'));
+    await copyFile(corpus.astronaut, join(input, 'astronaut.png'));
+    const out = join(scratch, 'tty-out');
+    // util-linux `script` gives the CLI a pseudo-terminal, as an interactive shell would.
+    const command = [process.execPath, bin, 'compress', input, '--out', out].map((a) => `'${a}'`).join(' ');
+    const run = await new Promise<Run>((ok) => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, ...env, COLUMNS: '100' },
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk;
+      });
+      child.once('close', (code) => ok({ code, stdout, stderr: '' }));
+    });
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /\[#*-*\] +\d\/2 files +[\d.]+ [KM]?B\/[\d.]+ [KM]?B +[\d.]+ [KM]?B\/s +ETA /);
+    assert.match(run.stdout, /ok astronaut\.png .* -> /);
+    assert.match(run.stdout, /\x1b\[\d+A/, 'bars are redrawn in place');
+    assert.match(run.stdout, /compressed +2/);
+  });
 });
