@@ -19,8 +19,9 @@ test('docs/openapi.json lints with no error and no warning (redocly, recommended
 
 test('every operation has an operationId, a tag, and 4xx and 5xx responses', async () => {
   const { default: doc } = await import('../../docs/openapi.json', { with: { type: 'json' } });
-  const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ path, method, op: op as Record<string, unknown> })),
+  const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
+    ([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op: op as Record<string, unknown> })),
   );
   assert.ok(operations.length > 30);
   for (const { path, method, op } of operations) {
@@ -28,8 +29,14 @@ test('every operation has an operationId, a tag, and 4xx and 5xx responses', asy
     assert.equal(typeof op.operationId, 'string', `${where} has an operationId`);
     assert.ok((op.tags as string[]).length > 0, `${where} has a tag`);
     const codes = Object.keys(op.responses as object);
-    assert.ok(codes.some((c) => c.startsWith('4')), `${where} documents a 4xx`);
-    assert.ok(codes.some((c) => c.startsWith('5')), `${where} documents a 5xx`);
+    assert.ok(
+      codes.some((c) => c.startsWith('4')),
+      `${where} documents a 4xx`,
+    );
+    assert.ok(
+      codes.some((c) => c.startsWith('5')),
+      `${where} documents a 5xx`,
+    );
     assert.ok(codes.includes('429'), `${where} documents 429 (every route is rate limited)`);
   }
 });
