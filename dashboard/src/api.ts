@@ -142,11 +142,25 @@ export interface OperatorAccount {
   usage?: { requests: number; jobs: number; bytesIn: number; bytesOut: number };
 }
 
+export interface RunningJob {
+  id: string;
+  accountId: string;
+  kind?: string;
+  name?: string;
+  startedAt?: string;
+  progress?: number;
+}
+
 export interface OperatorOverview {
-  queue: { lanes: { lane: string; waiting: number; running: number }[] };
-  workers: Record<string, unknown>[];
-  disk: { free: number; total: number };
-  [metric: string]: unknown;
+  queue: { lanes: { lane: string; waiting: number; running: number; oldestWaitingSeconds: number }[] };
+  /** Workers of the answering process per lane. */
+  workers: { lane: string; workers: number }[];
+  /** Every process's running jobs, grouped by the worker (host:pid:slot) that claimed them. */
+  running: { worker: string; jobs: RunningJob[] }[];
+  disk: { free: number; total: number; low: boolean };
+  /** Jobs finished since the answering process started, by kind and status (its Prometheus counters). */
+  jobs: { kind: string; status: string; count: number }[];
+  webhooks: { outcome: string; count: number }[];
 }
 
 /** An answer other than 2xx, with the service's error body (`{success:false,status,id,message}`). */

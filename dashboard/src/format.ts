@@ -13,11 +13,12 @@ export function formatBytes(bytes: number | undefined): string {
   return `${unit === 0 ? value : value.toFixed(value < 10 ? 2 : 1)} ${UNITS[unit]}`;
 }
 
-/** "−42.1 %" for a smaller output, "+3.0 %" for a larger one. */
+/** "42.1 % smaller" or "3.0 % larger": how the output's size compares with the input's. */
 export function formatSaving(inputBytes: number | undefined, outputBytes: number | undefined): string {
   if (!inputBytes || outputBytes === undefined) return '–';
   const change = ((outputBytes - inputBytes) / inputBytes) * 100;
-  return `${change <= 0 ? '−' : '+'}${Math.abs(change).toFixed(1)} %`;
+  if (Math.abs(change) < 0.05) return 'same size';
+  return `${Math.abs(change).toFixed(1)} % ${change < 0 ? 'smaller' : 'larger'}`;
 }
 
 export function formatDate(iso: string | null | undefined): string {

@@ -9,6 +9,7 @@ export type RouteName =
   | 'keys'
   | 'connectors'
   | 'webhooks'
+  | 'users'
   | 'operator'
   | 'invite'
   | 'sign-in';
@@ -26,6 +27,7 @@ const SIMPLE: Record<string, RouteName> = {
   keys: 'keys',
   connectors: 'connectors',
   webhooks: 'webhooks',
+  users: 'users',
   operator: 'operator',
   'sign-in': 'sign-in',
 };

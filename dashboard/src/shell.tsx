@@ -1,4 +1,6 @@
-/** The signed-in frame: skip link, navigation (operator page for operators only), the page, sign-out. */
+/**
+ * The signed-in frame: skip link, navigation (the operator page for operators only), the page, sign-out.
+ */
 import { api, type Session } from './api.ts';
 import { ErrorMessage, useAction } from './components/ui.tsx';
 import { ConnectorsPage } from './pages/connectors.tsx';
@@ -8,6 +10,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { OperatorPage } from './pages/operator.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { TryPage } from './pages/try-it.tsx';
+import { UsersPage } from './pages/users.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import type { Route, RouteName } from './router.ts';
 import { SessionContext } from './session.ts';
@@ -19,6 +22,7 @@ const NAV: { name: RouteName; label: string; operator?: true }[] = [
   { name: 'keys', label: 'API keys' },
   { name: 'connectors', label: 'Connectors' },
   { name: 'webhooks', label: 'Webhooks' },
+  { name: 'users', label: 'Users' },
   { name: 'operator', label: 'Operator', operator: true },
 ];
 
@@ -36,6 +40,8 @@ function Page({ route }: { route: Route }) {
       return <ConnectorsPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'users':
+      return <UsersPage />;
     case 'operator':
       return <OperatorPage />;
     default:

@@ -71,8 +71,19 @@ export async function generateOpenApi(config: Config): Promise<unknown> {
   try {
     const app = await appFromServices(services);
     await app.ready();
-    const document = app.swagger();
+    const document = app.swagger() as { servers?: unknown };
     await app.close();
+    // The document describes every deployment, not this machine's: the host is a variable whose default
+    // is the configured one (the live /1.0/openapi.json names the deployment's own PRESSO_PUBLIC_URL).
+    const { host, protocol } = new URL(config.server.publicUrl);
+    document.servers = [
+      {
+        url: `${protocol}//{host}`,
+        variables: {
+          host: { default: host, description: 'Host and port of your Presso (PRESSO_PUBLIC_URL)' },
+        },
+      },
+    ];
     return document;
   } finally {
     await services.close();

@@ -29,6 +29,7 @@ import { registerAccessControl } from './plugins/access-control.ts';
 import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
 import './request-context.ts';
 import type { SandboxMode } from '../processors/shared/sandbox.ts';
+import { completeErrorResponses } from './openapi-errors.ts';
 import { accountRoute } from './routes/account.ts';
 import { connectorsRoute } from './routes/connectors.ts';
 import { cspReportsRoute } from './routes/csp-reports.ts';
@@ -167,6 +168,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
       .catch((error: unknown) => request.log.error({ err: error }, 'request not counted in usage'));
   });
 
+  app.addHook('onRoute', completeErrorResponses);
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -174,6 +177,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
         title: 'Presso API',
         version: '1.0',
         description: 'Compress, optimise, convert and resize files. Compatible with the Compressor.app API.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: options.publicUrl }],
       components: {
@@ -247,6 +251,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     accounts: deps.accounts,
     users: deps.users,
     queue: deps.queue,
+    jobs: deps.jobStore,
     diskSpace: deps.diskSpace,
     metrics: deps.metrics,
     workers: { standard: deps.config?.jobs.workers ?? 0, media: deps.config?.jobs.mediaWorkers ?? 0 },

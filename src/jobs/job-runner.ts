@@ -19,10 +19,12 @@ import type { JobRunnerDeps, JobRunnerOptions, JobScope } from './job-context.ts
 import { jobRecord } from './job-record.ts';
 import { type RequestSecrets, revealSecrets } from './job-secrets.ts';
 import { acquire, produce, publish } from './job-steps.ts';
+import { WorkerSlots } from './worker-slots.ts';
 
 export class JobRunner {
   readonly #deps: JobRunnerDeps;
   readonly #options: JobRunnerOptions;
+  readonly #slots = new WorkerSlots();
 
   constructor(deps: JobRunnerDeps, options: JobRunnerOptions) {
     this.#deps = deps;
@@ -34,15 +36,24 @@ export class JobRunner {
    * database is full (the queue runs it again later; the job is kept, not failed).
    */
   readonly run = async (jobId: string, signal: AbortSignal): Promise<void> => {
+    const worker = this.#slots.take();
+    try {
+      await this.#run(jobId, signal, worker);
+    } finally {
+      this.#slots.release(worker);
+    }
+  };
+
+  async #run(jobId: string, signal: AbortSignal, worker: string): Promise<void> {
     const { store, logger } = this.#deps;
-    const job = await store.markProcessing(jobId);
+    const job = await store.markProcessing(jobId, worker);
     if (!job) return; // deleted
     if (job.status !== 'processing') {
       // Finished by an earlier run. If that run died before reporting it, this run reports it.
       if (isFinished(job) && job.reportedAt === undefined) await this.#finish(job, logger.child({ jobId }));
       return;
     }
-    const log = logger.child({ jobId, attempt: job.attempts });
+    const log = logger.child({ jobId, attempt: job.attempts, worker });
     await this.#deps.events.publishChanged(jobId);
     if (job.attempts > this.#options.maxAttempts) {
       const error = new InternalError(new Error(`interrupted ${job.attempts - 1} times`));
@@ -110,7 +121,7 @@ export class JobRunner {
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
-  };
+  }
 
   /** The job with its secrets opened and put back in place, for its run. */
   #reveal(job: Job): Job {

@@ -56,8 +56,13 @@ export interface JobStore {
     filter: JobListFilter,
     page: { limit: number; after?: JobListPosition | undefined },
   ): Promise<JobPage>;
-  /** Moves an enqueued (or re-run) job to processing, counts the attempt and notes when this run started. */
-  markProcessing(id: string): Promise<Job | undefined>;
+  /**
+   * Moves an enqueued (or re-run) job to processing, counts the attempt and notes when this run started and
+   * which worker (`host:pid:slot`) claimed it.
+   */
+  markProcessing(id: string, worker?: string): Promise<Job | undefined>;
+  /** Every account's processing jobs, the longest running first, `limit` at most (the operator's workers view). */
+  listRunning(limit: number): Promise<Job[]>;
   /**
    * Puts a processing job back to enqueued without counting the attempt: the run stopped through no
    * fault of the job (storage ran out), so it must not bring the job closer to failing.

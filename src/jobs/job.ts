@@ -99,6 +99,8 @@ export interface Job {
   startedAt?: number | undefined;
   /** The last run's steps, recorded when the job ends. */
   steps?: JobStep[] | undefined;
+  /** The worker that claimed the current or last run: `host:pid:slot` (job-runner.ts). */
+  worker?: string | undefined;
 }
 
 export function isFinished(job: Pick<Job, 'status'>): boolean {

@@ -41,6 +41,8 @@ export interface JobRow {
   started_at: number | null;
   /** JSON list of the last run's steps, written when the job ends. */
   steps: string | null;
+  /** The worker (host:pid:slot) that claimed the current or last run. */
+  worker: string | null;
 }
 
 export function parse<T>(text: string | null): T | undefined {
@@ -68,6 +70,7 @@ export function toJob(row: JobRow): Job {
     kind: row.kind ?? undefined,
     startedAt: row.started_at ?? undefined,
     steps: parse<JobStep[]>(row.steps),
+    worker: row.worker ?? undefined,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * The job list every JobStore must give (JobStore.list, the dashboard's jobs page): only the account's jobs,
- * newest first, keyset pages, and filters by status, kind, time, size and a plain substring.
+ * newest first, keyset pages, and filters by status, kind, time, size and a plain substring; and the operator's
+ * list of every account's running jobs with the worker that claimed each.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -110,6 +111,35 @@ export function jobListContract(name: string, factory: () => Promise<JobStoreUnd
       assert.deepEqual(names(await list({ minSize: 0 })), []);
       await subject.store.setInput(id, { name: 'remote.gif', size: 77, sha1: 'c'.repeat(40) });
       assert.deepEqual(names(await list({ q: 'remote', minSize: 77, maxSize: 77 })), ['remote.gif']);
+    });
+
+    it('records the worker that claims each run and lists running jobs of every account, longest first', async () => {
+      subject.setNow(5_000_000);
+      const first = await subject.store.create(newJob());
+      const second = await subject.store.create(newJob({ accountId: 'acct-2' }));
+      const waiting = await subject.store.create(newJob());
+      assert.deepEqual(await subject.store.listRunning(10), []);
+      assert.equal((await subject.store.markProcessing(second.id, 'host-a:41:1'))?.worker, 'host-a:41:1');
+      subject.setNow(4_000_000);
+      await subject.store.markProcessing(first.id, 'host-b:7:2');
+      const running = await subject.store.listRunning(10);
+      assert.deepEqual(
+        running.map((job) => [job.id, job.accountId, job.worker, job.startedAt]),
+        [
+          [first.id, 'acct-1', 'host-b:7:2', 4_000_000],
+          [second.id, 'acct-2', 'host-a:41:1', 5_000_000],
+        ],
+      );
+      assert.equal((await subject.store.listRunning(1)).length, 1);
+      assert.equal((await subject.store.get(waiting.id))?.worker, undefined);
+      // A re-run names its own worker; the finished job keeps the name of the worker that ran it.
+      await subject.store.markProcessing(first.id, 'host-c:9:1');
+      const done = await subject.store.complete(first.id, input, output(9_000_000));
+      assert.equal(done.worker, 'host-c:9:1');
+      assert.deepEqual(
+        (await subject.store.listRunning(10)).map((job) => job.id),
+        [second.id],
+      );
     });
   });
 }

@@ -119,6 +119,22 @@ test('a member sees keys and connectors but has no way to change them', async ()
     return response.status;
   });
   assert.ok(refused === 403, `rotate as member: ${refused}`);
+  const keyRefused = await view.page.evaluate(async () => {
+    const session = (await (await fetch('/1.0/session')).json()) as { csrfToken: string };
+    const response = await fetch('/1.0/keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+      body: JSON.stringify({ name: 'not allowed' }),
+    });
+    return response.status;
+  });
+  assert.equal(keyRefused, 403, 'creating a key as a member, with a valid CSRF token');
+  await openPage(view, 'users', 'Users');
+  await view.page.getByRole('row', { name: /member@example\.test/ }).waitFor();
+  assert.equal(await view.page.getByRole('button', { name: 'Create the invitation link' }).count(), 0);
+  assert.equal(await view.page.getByRole('button', { name: /^Remove / }).count(), 0);
+  assert.equal(await view.page.getByLabel('Role of owner@example.test').isDisabled(), true);
+  await checkPage(view, 'users-member');
   await view.context.close();
 });
 

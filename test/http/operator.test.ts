@@ -81,12 +81,24 @@ describe('operator routes', () => {
     );
   });
 
-  it('gives an overview of the queue, workers, disk and totals', async () => {
+  it('gives an overview of the queue, workers, running jobs by worker, disk and totals', async () => {
+    const { jobStore } = t.services;
+    const running = await jobStore.create({
+      id: 'job-running-on-a',
+      accountId: t.account.id,
+      source: { type: 'upload' },
+      params: {},
+      webhookUrl: undefined,
+      input: { name: 'big.mp4', size: 5, sha1: 'a'.repeat(40) },
+      kind: 'video',
+    } as Parameters<typeof jobStore.create>[0]);
+    await jobStore.markProcessing(running.id, 'host-a:12:1');
     const response = await operator.request('/1.0/operator/overview');
     assert.equal(response.status, 200);
     const body = await bodyOf<{
       queue: { lanes: { lane: string }[] };
       workers: unknown[];
+      running: { worker: string; jobs: { id: string; accountId: string; kind: string; name: string }[] }[];
       disk: { free: number; total: number };
       jobs: unknown[];
       webhooks: unknown[];
@@ -99,6 +111,11 @@ describe('operator routes', () => {
       { lane: 'standard', workers: 2 },
       { lane: 'media', workers: 1 },
     ]);
+    const [group] = body.running.filter((g) => g.worker === 'host-a:12:1');
+    assert.deepEqual(
+      group?.jobs.map((j) => [j.id, j.accountId, j.kind, j.name]),
+      [['job-running-on-a', t.account.id, 'video', 'big.mp4']],
+    );
     assert.ok(body.disk.total > 0 && body.disk.free > 0 && body.disk.free <= body.disk.total);
     assert.ok(Array.isArray(body.jobs) && Array.isArray(body.webhooks));
   });

@@ -32,7 +32,8 @@ export function BarChart(props: {
   const slot = labels.length > 0 ? plotWidth / labels.length : plotWidth;
   const barWidth = Math.max(2, slot * 0.7);
   const y = (value: number) => TOP + plotHeight - (value / max) * plotHeight;
-  const ticks = [0, max / 2, max];
+  // Whole counts only: a middle line at half of 1 was labelled 1, like the top.
+  const ticks = max >= 2 ? [0, Math.round(max / 2), max] : [0, max];
   const labelEvery = Math.max(1, Math.ceil(labels.length / 8));
   return (
     <figure class="chart">

@@ -1,7 +1,7 @@
 /** Webhook deliveries with every attempt and a replay button (used by the job page and the webhooks page). */
 import { api, type Delivery } from '../api.ts';
 import { formatDate } from '../format.ts';
-import { ErrorMessage, StatusBadge, useAction } from './ui.tsx';
+import { ErrorMessage, ScrollArea, StatusBadge, useAction } from './ui.tsx';
 
 function DeliveryRow({ delivery, onReplayed }: { delivery: Delivery; onReplayed: () => void }) {
   const replay = useAction();
@@ -18,7 +18,7 @@ function DeliveryRow({ delivery, onReplayed }: { delivery: Delivery; onReplayed:
         {delivery.nextAttemptAt ? `, next attempt ${formatDate(delivery.nextAttemptAt)}` : ''}
       </p>
       {delivery.attempts.length > 0 && (
-        <div class="scroll">
+        <ScrollArea label={`Attempts of delivery ${delivery.id}`}>
           <table>
             <caption class="visually-hidden">Attempts of delivery {delivery.id}</caption>
             <thead>
@@ -40,7 +40,7 @@ function DeliveryRow({ delivery, onReplayed }: { delivery: Delivery; onReplayed:
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <button
         type="button"

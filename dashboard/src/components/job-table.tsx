@@ -17,7 +17,7 @@ export function JobTable({ jobs, caption }: { jobs: Job[]; caption: string }) {
             <th scope="col">Status</th>
             <th scope="col">Input</th>
             <th scope="col">Output</th>
-            <th scope="col">Saving</th>
+            <th scope="col">Size change</th>
             <th scope="col">Created</th>
           </tr>
         </thead>

@@ -92,7 +92,7 @@ export function TryResult({ item }: { item: TryItem }) {
               <dd>{formatBytes(job.output?.size)}</dd>
             </div>
             <div>
-              <dt>Saving</dt>
+              <dt>Size change</dt>
               <dd class="saving">{formatSaving(job.input?.size ?? item.file.size, job.output?.size)}</dd>
             </div>
             <div>

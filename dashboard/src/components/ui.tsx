@@ -137,3 +137,16 @@ export function useAction() {
   }, []);
   return { busy, error, run };
 }
+
+/**
+ * A table's sideways-scrolling frame on a phone. It takes the focus (a labelled region), so keyboard users
+ * can scroll it even when the table holds no control of its own.
+ */
+export function ScrollArea({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
+    <section class="scroll" tabIndex={0} aria-label={label}>
+      {children}
+    </section>
+  );
+}

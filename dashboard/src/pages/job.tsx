@@ -55,7 +55,7 @@ export function JobPage({ id }: { id: string }) {
           )}
           {data.status === 'completed' && (
             <p>
-              Saving {formatSaving(data.input?.size, data.output?.size)}.{' '}
+              Output {formatSaving(data.input?.size, data.output?.size)}.{' '}
               {data.url && (
                 <a href={data.url} download={data.output?.name}>
                   Download the output

@@ -1,6 +1,10 @@
-/** `#/operator` (role operator): every account (create, rate limit, disable) and the fleet: queue, workers, disk. */
+/**
+ * `#/operator` (role operator): the fleet (queue, workers and their jobs, throughput and failures, disk) and
+ * every account (create, rate limit, disable).
+ */
 import { useState } from 'preact/hooks';
 import { api, type OperatorAccount } from '../api.ts';
+import { Fleet } from '../components/fleet.tsx';
 import { ErrorMessage, Loading, PageTitle, ShownOnce, useAction, useLoad } from '../components/ui.tsx';
 import { formatBytes, formatNumber } from '../format.ts';
 import { useSession } from '../session.ts';
@@ -114,70 +118,6 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-function Fleet() {
-  const overview = useLoad(() => api.operator.overview());
-  if (overview.loading) return <Loading what="the fleet" />;
-  if (!overview.data) return <ErrorMessage error={overview.error} />;
-  const { queue, workers, disk, ...metrics } = overview.data;
-  return (
-    <section aria-labelledby="fleet-title">
-      <h2 id="fleet-title">Fleet</h2>
-      <div class="two">
-        <div class="card">
-          <h3>Queue by lane</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Lane</th>
-                <th scope="col">Waiting</th>
-                <th scope="col">Running</th>
-              </tr>
-            </thead>
-            <tbody>
-              {queue.lanes.map((lane) => (
-                <tr key={lane.lane}>
-                  <th scope="row">{lane.lane}</th>
-                  <td>{lane.waiting}</td>
-                  <td>{lane.running}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <div class="card">
-          <h3>Disk</h3>
-          <p>
-            {formatBytes(disk.free)} free of {formatBytes(disk.total)}
-          </p>
-          <meter min={0} max={disk.total} value={disk.total - disk.free} aria-label="Disk used">
-            {formatBytes(disk.total - disk.free)} used
-          </meter>
-        </div>
-      </div>
-      <div class="card">
-        <h3>Workers</h3>
-        {workers.length === 0 ? (
-          <p class="muted">No worker reported.</p>
-        ) : (
-          <ul>
-            {workers.map((worker, i) => (
-              <li key={String(worker.id ?? i)} class="mono small wrap">
-                {Object.entries(worker)
-                  .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
-                  .join(' · ')}
-              </li>
-            ))}
-          </ul>
-        )}
-      </div>
-      <div class="card">
-        <h3>Throughput and failures</h3>
-        <pre class="wrap small">{JSON.stringify(metrics, null, 2)}</pre>
-      </div>
-    </section>
-  );
-}
-
 export function OperatorPage() {
   const { session } = useSession();
   const accounts = useLoad(() => api.operator.accounts());
@@ -192,7 +132,7 @@ export function OperatorPage() {
   return (
     <>
       <PageTitle>Operator</PageTitle>
-      <Fleet />
+      <Fleet names={new Map((accounts.data?.accounts ?? []).map((a) => [a.id, a.name]))} />
       <CreateAccount onCreated={accounts.reload} />
       <section aria-labelledby="accounts-title">
         <h2 id="accounts-title">Accounts</h2>

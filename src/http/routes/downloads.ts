@@ -5,10 +5,12 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { GoneError, NotFoundError, RangeNotSatisfiableError } from '../../errors/catalog.ts';
 import type { ByteRange, FileStore } from '../../files/file-store.ts';
 import { linkName } from '../../jobs/download-link.ts';
 import type { JobStore } from '../../jobs/job-store.ts';
+import { ErrorSchema } from '../schemas.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -72,6 +74,20 @@ export async function downloadsRoute(app: FastifyInstance, options: { store: Job
         operationId: 'downloadOutput',
         tags: ['Downloads'],
         summary: 'Download a temporary output (no API key; expires after 2 hours)',
+        response: {
+          200: {
+            description: 'The output file',
+            content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+          },
+          206: {
+            description: 'The requested range of the output file (Content-Range)',
+            content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+          },
+          304: { description: 'Not modified: If-None-Match matched the ETag (the SHA-1)', type: 'null' },
+          404: ErrorSchema,
+          410: ErrorSchema,
+          416: ErrorSchema,
+        },
       },
     },
     async (request, reply) => {

@@ -35,6 +35,7 @@ export async function healthRoute(app: FastifyInstance, options: HealthRouteOpti
         operationId: 'getLiveness',
         tags: ['Health'],
         summary: 'Liveness: 200 while the process answers',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
     async () => ({

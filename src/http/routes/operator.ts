@@ -1,15 +1,18 @@
 /**
  * The operator's fleet view (role operator, dashboard session only): every account with its limit, usage and
  * state; creating one (with an invite for its first owner); changing its limit or disabling it; and an
- * overview of the queue per lane, this process's workers, the data disk and the job and webhook totals from
- * the Prometheus metrics.
+ * overview of the queue per lane, this process's workers, the running jobs grouped by the worker that claimed
+ * them (every process's, from the job store), the data disk and the job and webhook totals from the Prometheus
+ * metrics.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountService } from '../../accounts/account-service.ts';
 import type { Account } from '../../accounts/account-store.ts';
 import type { DiskSpaceMonitor } from '../../files/disk-space.ts';
+import type { Job } from '../../jobs/job.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
+import type { JobStore } from '../../jobs/job-store.ts';
 import type { UserService } from '../../users/user-service.ts';
 import { commonErrors, ErrorSchema } from '../schemas.ts';
 
@@ -36,6 +39,48 @@ const OperatorAccountSchema = Type.Object(
   { title: 'OperatorAccount' },
 );
 
+/** The operator's view of running jobs stops here: a fleet running more than this shows the longest running. */
+const RUNNING_LIMIT = 200;
+
+const RunningWorkerSchema = Type.Object(
+  {
+    worker: Type.String({ description: 'host:pid:slot of the process and worker slot running the jobs.' }),
+    jobs: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        accountId: Type.String(),
+        kind: Type.Optional(Type.String()),
+        name: Type.Optional(Type.String()),
+        startedAt: Type.Optional(Type.String({ format: 'date-time' })),
+        progress: Type.Optional(Type.Integer()),
+      }),
+    ),
+  },
+  { title: 'RunningWorker' },
+);
+
+/** Running jobs grouped by the worker that claimed them, workers in name order, jobs longest running first. */
+function byWorker(running: Job[]) {
+  const groups = new Map<string, Job[]>();
+  for (const job of running) {
+    const worker = job.worker ?? 'unknown';
+    groups.set(worker, [...(groups.get(worker) ?? []), job]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([worker, list]) => ({
+      worker,
+      jobs: list.map((job) => ({
+        id: job.id,
+        accountId: job.accountId,
+        ...(job.kind ? { kind: job.kind } : {}),
+        ...(job.input?.name ? { name: job.input.name } : {}),
+        ...(job.startedAt === undefined ? {} : { startedAt: iso(job.startedAt) }),
+        ...(job.progress === undefined ? {} : { progress: job.progress }),
+      })),
+    }));
+}
+
 /** What the process's metrics count since it started (runtime/metrics.ts). */
 export interface MetricTotals {
   totals(): Promise<{
@@ -48,6 +93,7 @@ export interface OperatorRouteOptions {
   accounts: AccountService;
   users: UserService;
   queue: JobQueue;
+  jobs: Pick<JobStore, 'listRunning'>;
   diskSpace: Pick<DiskSpaceMonitor, 'check'>;
   metrics: MetricTotals | undefined;
   /** Workers of this process per lane (PRESSO_WORKERS, PRESSO_MEDIA_WORKERS). */
@@ -55,7 +101,7 @@ export interface OperatorRouteOptions {
 }
 
 export async function operatorRoute(app: FastifyInstance, options: OperatorRouteOptions) {
-  const { accounts, users, queue, diskSpace, metrics, workers } = options;
+  const { accounts, users, queue, jobs, diskSpace, metrics, workers } = options;
   const describe = async (account: Account) => ({
     id: account.id,
     name: account.name,
@@ -171,6 +217,9 @@ export async function operatorRoute(app: FastifyInstance, options: OperatorRoute
               ),
             }),
             workers: Type.Array(Type.Object({ lane: Type.String(), workers: Type.Integer() })),
+            running: Type.Array(RunningWorkerSchema, {
+              description: `Every process's running jobs (at most ${RUNNING_LIMIT}), grouped by worker.`,
+            }),
             disk: Type.Object({ free: Type.Integer(), total: Type.Integer(), low: Type.Boolean() }),
             jobs: Type.Array(
               Type.Object({ kind: Type.String(), status: Type.String(), count: Type.Integer() }),
@@ -182,8 +231,9 @@ export async function operatorRoute(app: FastifyInstance, options: OperatorRoute
       },
     },
     async () => {
-      const [lanes, disk, totals] = await Promise.all([
+      const [lanes, running, disk, totals] = await Promise.all([
         queue.stats(),
+        jobs.listRunning(RUNNING_LIMIT),
         diskSpace.check(),
         metrics?.totals() ?? { jobs: [], webhooks: [] },
       ]);
@@ -193,6 +243,7 @@ export async function operatorRoute(app: FastifyInstance, options: OperatorRoute
           { lane: 'standard', workers: workers.standard },
           { lane: 'media', workers: workers.media },
         ],
+        running: byWorker(running),
         disk: { free: disk.freeBytes, total: disk.totalBytes, low: disk.low },
         jobs: totals.jobs,
         webhooks: totals.webhooks,

@@ -172,4 +172,9 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (account_id, date, kind)
   );
   `,
+  // Dashboard (issue 22), the operator's workers and their jobs. See the SQLite twin.
+  `
+  ALTER TABLE jobs ADD COLUMN worker TEXT;
+  CREATE INDEX jobs_status_started ON jobs(status, started_at);
+  `,
 ];

@@ -73,14 +73,23 @@ export class PgJobStore implements JobStore {
     return { jobs, next: more ? { createdAt: last.createdAt, id: last.id } : undefined };
   }
 
-  async markProcessing(id: string): Promise<Job | undefined> {
+  async markProcessing(id: string, worker?: string): Promise<Job | undefined> {
     await execute(
       this.#db,
-      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = $1, started_at = $1
-         WHERE id = $2 AND status IN ('enqueued', 'processing')`,
-      [this.#now(), id],
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = $1, started_at = $1,
+         worker = $2 WHERE id = $3 AND status IN ('enqueued', 'processing')`,
+      [this.#now(), worker ?? null, id],
     );
     return this.get(id);
+  }
+
+  async listRunning(limit: number): Promise<Job[]> {
+    const rows = await query<JobRow>(
+      this.#db,
+      `SELECT * FROM jobs WHERE status = 'processing' ORDER BY started_at, id LIMIT $1`,
+      [Math.trunc(limit)],
+    );
+    return rows.map(toJob);
   }
 
   async setProgress(id: string, percent: number): Promise<void> {

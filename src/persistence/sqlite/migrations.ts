@@ -211,4 +211,10 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (account_id, date, kind)
   );
   `,
+  // Dashboard (issue 22), the operator's workers and their jobs: which worker (host:pid:slot) claimed each job's
+  // current or last run.
+  `
+  ALTER TABLE jobs ADD COLUMN worker TEXT;
+  CREATE INDEX jobs_status_started ON jobs(status, started_at);
+  `,
 ];

@@ -70,17 +70,27 @@ export class SqliteJobStore implements JobStore {
     return { jobs, next: more ? { createdAt: last.createdAt, id: last.id } : undefined };
   }
 
-  async markProcessing(id: string): Promise<Job | undefined> {
+  async markProcessing(id: string, worker?: string): Promise<Job | undefined> {
     const now = this.#now();
     run(
       this.#db,
-      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = ?, started_at = ?
-         WHERE id = ? AND status IN ('enqueued', 'processing')`,
+      `UPDATE jobs SET status = 'processing', attempts = attempts + 1, progress = NULL, updated_at = ?, started_at = ?,
+         worker = ? WHERE id = ? AND status IN ('enqueued', 'processing')`,
       now,
       now,
+      worker ?? null,
       id,
     );
     return this.get(id);
+  }
+
+  async listRunning(limit: number): Promise<Job[]> {
+    const rows = all<JobRow>(
+      this.#db,
+      `SELECT * FROM jobs WHERE status = 'processing' ORDER BY started_at, id LIMIT ?`,
+      Math.trunc(limit),
+    );
+    return rows.map(toJob);
   }
 
   async setProgress(id: string, percent: number): Promise<void> {
