@@ -4,7 +4,15 @@
  * every value is type-checked before use.
  */
 import type { FieldError } from '../../errors/catalog.ts';
-import { CODECS_BY_FORMAT, type VideoCodec, type VideoFormat } from './params.ts';
+import type { ParamsSpec } from '../module.ts';
+import {
+  CODECS_BY_FORMAT,
+  type ResolvedVideoParams,
+  resolveVideoParams,
+  type VideoCodec,
+  type VideoFormat,
+  videoParamsSchema,
+} from './params.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -61,3 +69,15 @@ export function checkVideoParams(params: Record<string, unknown>, namespace: str
   }
   return errors;
 }
+
+/**
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
+ * once, then resolved. The `??` in `resolveVideoParams` are the schema's defaults again, for fields inside
+ * optional objects (and for callers that resolve by hand).
+ */
+export const videoParams: ParamsSpec<typeof videoParamsSchema, ResolvedVideoParams> = {
+  schema: videoParamsSchema,
+  resolved: videoParamsSchema,
+  check: checkVideoParams,
+  derive: resolveVideoParams,
+};

@@ -5,8 +5,6 @@
  */
 import { type Static, Type } from 'typebox';
 import { trimSchema } from '../ffmpeg/trim-schema.ts';
-import type { ParamsSpec } from '../module.ts';
-import { checkVideoParams } from './params-check.ts';
 
 export const VIDEO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type VideoCompression = (typeof VIDEO_COMPRESSION_LEVELS)[number];
@@ -152,15 +150,3 @@ export function changesContent(p: ResolvedVideoParams): boolean {
     typeof p.audio === 'number'
   );
 }
-
-/**
- * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
- * once, then resolved. The `??` in `resolveVideoParams` are the schema's defaults again, for fields inside
- * optional objects (and for callers that resolve by hand).
- */
-export const videoParams: ParamsSpec<typeof videoParamsSchema, ResolvedVideoParams> = {
-  schema: videoParamsSchema,
-  resolved: videoParamsSchema,
-  check: checkVideoParams,
-  derive: resolveVideoParams,
-};

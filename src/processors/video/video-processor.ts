@@ -24,7 +24,8 @@ import { DEFAULT_VIDEO_LIMITS, VIDEO_TIME_EARNED, type VideoLimits, videoDecodeB
 import { encodeVideo, planAudio } from './encode.ts';
 import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
 import { planFrames } from './geometry.ts';
-import { changesContent, type ResolvedVideoParams, VIDEO_OUTPUT_FORMATS, videoParams } from './params.ts';
+import { changesContent, type ResolvedVideoParams, VIDEO_OUTPUT_FORMATS } from './params.ts';
+import { videoParams } from './params-check.ts';
 import { NoVideoFramesError, searchCrf } from './quality-search.ts';
 import { remuxFormat, remuxRefusal, remuxVideo } from './remux.ts';
 
