@@ -72,7 +72,12 @@ async function compress(targets: string[], values: Values): Promise<number> {
   const controller = new AbortController();
   // First Ctrl-C: stop cleanly (outputs done so far stay, with their manifest); a second one: at once.
   const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) {
+      // The second one ends the process by the signal itself, as a shell expects (status 130).
+      process.off('SIGINT', onSigint);
+      process.kill(process.pid, 'SIGINT');
+      return;
+    }
     controller.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSigint);

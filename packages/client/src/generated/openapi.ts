@@ -3294,6 +3294,19 @@ export interface Operations {
           lane: string;
           workers: number;
         }>;
+        /** Every process's running jobs (at most 200), grouped by worker. */
+        running: Array<{
+          /** host:pid:slot of the process and worker slot running the jobs. */
+          worker: string;
+          jobs: Array<{
+            id: string;
+            accountId: string;
+            kind?: string;
+            name?: string;
+            startedAt?: string;
+            progress?: number;
+          }>;
+        }>;
         disk: {
           free: number;
           total: number;
