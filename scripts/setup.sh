@@ -49,3 +49,12 @@ if [ ! -f "$dashboard_index" ] || [ -n "$(find dashboard package-lock.json -newe
   echo "setup: building the dashboard (vite build)"
   "$root/node_modules/.bin/node" "$root/node_modules/vite/bin/vite.js" build -c dashboard/vite.config.ts >/dev/null
 fi
+
+# @presso/client (packages/client): built into packages/client/dist (JavaScript and .d.ts: Node strips no
+# types under node_modules, so an installed package needs it; the CLI's bin and the tests run it too) when
+# missing or older than any of its sources, its build settings or the lock file (which pins TypeScript).
+client_entry="packages/client/dist/node.js"
+if [ ! -f "$client_entry" ] || [ -n "$(find packages/client/src packages/client/scripts/build.ts packages/client/tsconfig.build.json packages/client/package.json package-lock.json -newer "$client_entry" -print -quit)" ]; then
+  echo "setup: building @presso/client (tsc)"
+  "$root/node_modules/.bin/node" packages/client/scripts/build.ts >/dev/null
+fi

@@ -4,62 +4,21 @@
  * interrupted batch (SIGINT) resumed with nothing done twice, login's 0600 file, webhooks verify.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { signWebhook } from '../../src/webhooks/signature.ts';
 import { corpus, corpusDir } from '../support/corpus.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
+import { type CliRun, cliEvents, cliFiles, pressoClientBin, runCli } from '../support/presso-client-cli.ts';
 
-const bin = resolve(import.meta.dirname, '../../packages/client/bin/presso-client');
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(
-  args: string[],
-  env: Record<string, string>,
-  options: { stdin?: string; onLine?: (line: string, child: ChildProcess) => void } = {},
-): Promise<Run> {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  let pending = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-    pending += chunk;
-    const lines = pending.split('\n');
-    pending = lines.pop()!;
-    for (const line of lines) options.onLine?.(line, child);
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  child.stdin.end(options.stdin ?? '');
-  return new Promise((ok) => child.once('close', (code) => ok({ code, stdout, stderr })));
-}
-
-const events = (run: Run) =>
-  run.stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { event: string; file?: string; [key: string]: unknown });
-const filesOf = (run: Run, event: string) =>
-  events(run)
-    .filter((e) => e.event === event)
-    .map((e) => e.file!)
-    .sort();
+const cli = runCli;
+const events = cliEvents;
+const filesOf = cliFiles;
 
 describe('presso-client CLI', () => {
   let presso: TestPresso;
@@ -246,8 +205,10 @@ describe('presso-client CLI', () => {
     await copyFile(corpus.astronaut, join(input, 'astronaut.png'));
     const out = join(scratch, 'tty-out');
     // util-linux `script` gives the CLI a pseudo-terminal, as an interactive shell would.
-    const command = [process.execPath, bin, 'compress', input, '--out', out].map((a) => `'${a}'`).join(' ');
-    const run = await new Promise<Run>((ok) => {
+    const command = [process.execPath, pressoClientBin, 'compress', input, '--out', out]
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const run = await new Promise<CliRun>((ok) => {
       const child = spawn('script', ['-qec', command, '/dev/null'], {
         env: { ...process.env, ...env, COLUMNS: '100' },
       });

@@ -2,8 +2,8 @@
  * `presso-client compress`: a folder's files through the API, N at a time. Each file is hashed, skipped if
  * the manifest shows it done with the same input (--resume), uploaded (progress in bytes sent), waited
  * on when the server answers 202 (progress from the job), then downloaded beside its siblings under
- * --out (or over the input with --in-place), checked against the output's SHA-1, and recorded in the
- * manifest at once. An abort (Ctrl-C) stops new files, cancels those in flight and keeps what is done.
+ * --out (or over the input with --in-place: same name when the format is unchanged), checked against the
+ * output's SHA-1, and recorded in the manifest at once. An abort (Ctrl-C) stops new files, cancels those in flight and keeps what is done.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, posix, relative, resolve } from 'node:path';
@@ -90,7 +90,7 @@ export async function runBatch(client: NodePressoClient, options: BatchOptions):
     if (!options.params.store) {
       reporter.progress(input, 'downloading', 0);
       const target = options.inPlace
-        ? join(dirname(input.path), result.output.name)
+        ? inPlaceTarget(input.path, result)
         : join(folder, dirname(input.relative), result.output.name);
       await mkdir(dirname(target), { recursive: true });
       await client.download(result, target, { signal });
@@ -130,6 +130,15 @@ export async function runBatch(client: NodePressoClient, options: BatchOptions):
   summary.interrupted = signal.aborted;
   reporter.finish(summary);
   return summary;
+}
+
+/**
+ * In place, a file of unchanged format keeps its own name (photo.jpg stays photo.jpg, though the server
+ * names JPEG outputs .jpeg); a new format takes the output's name beside it, and the input goes.
+ */
+function inPlaceTarget(inputPath: string, result: CompletedJob): string {
+  if (result.input.format === result.output.format) return inputPath;
+  return join(dirname(inputPath), result.output.name);
 }
 
 function outcomeOf(entry: ManifestEntry): FileOutcome {

@@ -13,7 +13,7 @@ import { JsonReporter, PlainReporter, type Reporter, TerminalReporter } from './
 const USAGE = `Usage: presso-client <command> [options]
 
   compress FILES|DIRS... [--compression high] [--format webp] [--resize 800x600:fit] [--data JSON]
-           (--out DIR | --in-place | --store CONNECTOR:BUCKET/PATH) [--include GLOB]... [--exclude GLOB]...
+           (--out DIR | --in-place | --store CONNECTOR:BUCKET/PATH [--region R]) [--include GLOB]... [--exclude GLOB]...
            [--concurrency 4] [--resume] [--json]
   fetch URL [--compression ...] [--format ...] [--resize ...] [--data JSON] [--out DIR]
   job ID [--wait]

@@ -7,6 +7,8 @@ export interface ParamFlags {
   resize?: string;
   data?: string;
   store?: string;
+  /** The store's region (S3 stores need one), with --store. */
+  region?: string;
 }
 
 const KINDS_WITH_COMPRESSION = ['image', 'pdf', 'document', 'video', 'audio', 'archive'] as const;
@@ -49,7 +51,14 @@ export function buildParams(flags: ParamFlags): Params {
   if (flags.store) {
     const match = STORE.exec(flags.store);
     if (!match) throw new UsageError('--store is CONNECTOR:BUCKET[/PATH].');
-    params.store = { id: match[1]!, bucket: match[2]!, ...(match[3] ? { path: match[3] } : {}) };
+    // Over --data's store (its other fields, such as acl or metadata, are kept).
+    params.store = {
+      ...params.store,
+      id: match[1]!,
+      bucket: match[2]!,
+      ...(match[3] ? { path: match[3] } : {}),
+      ...(flags.region ? { region: flags.region } : {}),
+    };
   }
   return params as Params;
 }
