@@ -12,6 +12,7 @@ import { PressoError } from '../../src/errors/catalog.ts';
 import { detectFile } from '../../src/media/detect.ts';
 import type { Processor, ProcessRequest, ProcessResult } from '../../src/processors/processor.ts';
 import { useScratch } from '../support/scratch.ts';
+import { scaledMs } from '../support/time-scale.ts';
 
 export interface ProcessorSamples {
   /** One real file per declared input format, keyed by that format's name. */
@@ -31,7 +32,7 @@ export interface ProcessorSamples {
 }
 
 /** Only guards against a hang; an abort is expected to end a job far sooner. */
-const HANG_GUARD_MS = 120_000;
+const HANG_GUARD_MS = scaledMs(120_000);
 
 export function processorContract(name: string, make: () => Processor, samples: ProcessorSamples): void {
   describe(`Processor contract: ${name}`, () => {

@@ -19,3 +19,9 @@ function timeScale(text: string | undefined): number {
 export function scaledMs(ms: number): number {
   return Math.round(ms * TIME_SCALE);
 }
+
+/**
+ * Limits for a processor a test builds to judge its output, not its speed: a busy machine must not push a
+ * document past its 3 min default budget (seen under load). The tests of time budgets set their own.
+ */
+export const NO_TIME_PRESSURE = { timeBudgetMs: 30 * 60_000, timeFloorMs: 30 * 60_000 } as const;

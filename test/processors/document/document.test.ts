@@ -18,14 +18,15 @@ import { odtLinking } from '../../security/office-link-documents.ts';
 import { corpus } from '../../support/corpus.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob, layout, makeOfficeSamples, type OfficeSamples, PHOTO_WORDS } from './fixtures.ts';
 
 const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 
 describe('document processor', () => {
   const scratch = useScratch('presso-document-');
-  const images = createImageProcessor();
-  const processor = createDocumentProcessor(images);
+  const images = createImageProcessor(NO_TIME_PRESSURE);
+  const processor = createDocumentProcessor(images, NO_TIME_PRESSURE);
   let samples: Partial<OfficeSamples>;
   before(() => {
     samples = makeOfficeSamples(scratch(), ['docx', 'odt']);

@@ -12,12 +12,13 @@ import { createImageProcessor } from '../../../src/processors/image/image-proces
 import { scorePixels } from '../../../src/processors/image/quality/score.ts';
 import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob } from './fixtures.ts';
 import { firstPage, makePhotoDocuments, PHOTO_FORMATS, type PhotoFormat, parts } from './photo-fixtures.ts';
 
 describe('document processor on every ZIP format with a photo', () => {
   const scratch = useScratch('presso-document-formats-');
-  const processor = createDocumentProcessor(createImageProcessor());
+  const processor = createDocumentProcessor(createImageProcessor(NO_TIME_PRESSURE), NO_TIME_PRESSURE);
   let documents: Record<PhotoFormat, string>;
   before(() => {
     documents = makePhotoDocuments(scratch(), PHOTO_FORMATS);

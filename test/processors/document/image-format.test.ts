@@ -14,6 +14,7 @@ import { scorePixels } from '../../../src/processors/image/quality/score.ts';
 import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
 import { corpus } from '../../support/corpus.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob } from './fixtures.ts';
 import {
   firstPage,
@@ -39,7 +40,7 @@ const allXml = (entries: readonly ZipEntry[]) =>
 
 describe('document images.format', () => {
   const scratch = useScratch('presso-document-image-format-');
-  const processor = createDocumentProcessor(createImageProcessor());
+  const processor = createDocumentProcessor(createImageProcessor(NO_TIME_PRESSURE), NO_TIME_PRESSURE);
   let pngDocuments: Record<PhotoFormat, string>;
   before(async () => {
     pngDocuments = makePhotoDocuments(scratch(), ['docx', 'odt'], await photoAsPng());
