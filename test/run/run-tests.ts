@@ -1,18 +1,19 @@
 /**
  * The test runner behind `npm test` and `npm run test:fast`:
  *   node test/run/run-tests.ts [--tier=all|fast] [file|folder|glob ...]
- * Paths and globs given replace the default set (every test/**\/*.test.ts). The fast-tier files run first,
- * PRESSO_TEST_JOBS at once (default: the cores, at least 2); then the heavy files (test/run/tiers.ts),
- * PRESSO_TEST_HEAVY_JOBS at once (default: half the cores, at least 1), as LibreOffice, ffmpeg and Chromium
- * each take a core. At the end: the slowest files, the run's wall and CPU time, and a failure for every
- * fast-tier file that started a heavy tool (test/run/probe.ts measures it).
+ * Paths and globs given replace the default set (every test/**\/*.test.ts); `--tier=fast` keeps the fast
+ * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
+ * (default: the cores, at least 2); then the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: half the
+ * cores, at least 1), as LibreOffice, ffmpeg and Chromium each take a core. At the end: the slowest files, the
+ * run's wall and CPU time, and a failure for every file outside the heavy list that started a heavy tool
+ * (test/run/probe.ts measures it).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, globSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isHeavy } from './tiers.ts';
+import { isHeavy, tierOf } from './tiers.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const DEFAULT_SET = 'test/**/*.test.ts';
@@ -86,8 +87,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const tier = tierArg === undefined ? 'all' : tierArg.slice('--tier='.length);
   if (tier !== 'all' && tier !== 'fast') throw new Error(`--tier must be all or fast, not ${tier}`);
   const files = testFiles(argv.filter((a) => !a.startsWith('--tier=')));
-  const fast = files.filter((f) => !isHeavy(f));
-  const heavy = tier === 'fast' ? [] : files.filter((f) => isHeavy(f));
+  const tiers = new Map(files.map((f) => [f, tierOf(f)]));
+  const light = files.filter((f) => (tier === 'fast' ? tiers.get(f) === 'fast' : tiers.get(f) !== 'heavy'));
+  const heavy = tier === 'fast' ? [] : files.filter((f) => tiers.get(f) === 'heavy');
   const cores = availableParallelism();
   const logDir = mkdtempSync(join(tmpdir(), 'presso-test-run-'));
   const probe = pathToFileURL(join(import.meta.dirname, 'probe.ts')).href;
@@ -99,9 +101,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const started = performance.now();
   let failed = false;
   try {
-    if (fast.length > 0) {
-      console.log(`== fast tier: ${fast.length} files`);
-      failed = (await runNodeTest(fast, jobs('PRESSO_TEST_JOBS', Math.max(2, cores)), env)) !== 0;
+    if (light.length > 0) {
+      const servers = light.filter((f) => tiers.get(f) === 'server').length;
+      console.log(
+        `== fast tier: ${light.length - servers} files` + (servers > 0 ? `, server tier: ${servers}` : ''),
+      );
+      failed = (await runNodeTest(light, jobs('PRESSO_TEST_JOBS', Math.max(2, cores)), env)) !== 0;
     }
     if (heavy.length > 0) {
       console.log(`== heavy tier: ${heavy.length} files`);
@@ -113,7 +118,7 @@ async function main(argv: readonly string[]): Promise<number> {
       (s) => !isHeavy(s.file),
     );
     for (const { file, tool } of new Map(misplaced.map((s) => [`${s.file} ${s.tool}`, s])).values()) {
-      console.log(`✖ ${file} is in the fast tier but started ${tool}: list it in test/run/tiers.ts`);
+      console.log(`✖ ${file} is not in the heavy tier but started ${tool}: list it in test/run/tiers.ts`);
       failed = true;
     }
   } finally {

@@ -1,21 +1,52 @@
 /**
- * The test tiers, in one place. A test file is heavy if it runs LibreOffice, ffmpeg/ffprobe or Chromium, or
- * starts a second Presso process (`presso serve`, the CLI): those are slow, and they take the CPU from each
- * other. Everything else (unit, contract, `inject` and in-process server tests) is the fast tier,
- * `npm run test:fast`. `npm test` runs both, the heavy files with a concurrency of their own.
+ * The test tiers, in one place. Every test file is in one of three:
+ * - heavy: it runs LibreOffice, ffmpeg/ffprobe or Chromium, or starts a second Presso process (`presso serve`,
+ *   the CLI). Listed below (HEAVY). They are slow and take the CPU from each other, so `npm test` runs them
+ *   last, PRESSO_TEST_HEAVY_JOBS at once.
+ * - server: it starts a real Presso over HTTPS in its own process (test/support/presso.ts: `startTestPresso`,
+ *   `spawnPresso`, `createAccountCli`). Found by reading the file, so no list can drift.
+ * - fast: the rest: unit, contract and `inject` tests (test/support/http-app.ts). `npm run test:fast`.
  *
- * The rule is checked by running it: test/run/probe.ts writes down every heavy tool a test file starts, and
- * test/run/run-tests.ts fails any run in which a fast-tier file started one, naming the file and the tool.
+ * The heavy list is checked by running it: test/run/probe.ts writes down every heavy tool a test file starts,
+ * and test/run/run-tests.ts fails any run in which a file not listed here started one, naming the file and the
+ * tool.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
-/** Folders and files of the heavy tier (a folder ends with `/`). */
-export const HEAVY: readonly string[] = [];
+export type Tier = 'fast' | 'server' | 'heavy';
 
-/** The heavy tools, by program name; a Presso child is `src/cli/main.ts` on a node command line. */
+/** Folders and files of the heavy tier (a folder ends with `/`), by what they run. */
+export const HEAVY: readonly string[] = [
+  // LibreOffice
+  'test/processors/document/',
+  // ffmpeg
+  'test/processors/audio/',
+  'test/processors/ffmpeg/',
+  'test/processors/video/',
+  // Chromium
+  'test/dashboard/',
+  'test/processors/bundle/',
+  // a second Presso process
+  'test/scaled/',
+  'test/cli/',
+  'test/api/failed-start.test.ts',
+  'test/api/full-disk.test.ts',
+  'test/api/restart.test.ts',
+  'test/architecture/idle-modules.test.ts',
+  'test/errors/cli-usage.test.ts',
+];
+
+/** A call that starts a real Presso (test/support/presso.ts) in the test file's own text. */
+const STARTS_A_SERVER = /\b(?:startTestPresso|spawnPresso|createAccountCli)\(/;
+
+/**
+ * The heavy tools, by program name (not `libreoffice`: the sandbox binds /etc/libreoffice for every tool);
+ * a Presso child is `src/cli/main.ts` (or bin/presso) on a command line.
+ */
 const HEAVY_PROGRAMS = new Map([
   ['soffice', 'LibreOffice'],
   ['soffice.bin', 'LibreOffice'],
-  ['libreoffice', 'LibreOffice'],
   ['ffmpeg', 'ffmpeg'],
   ['ffprobe', 'ffmpeg'],
   ['chromium', 'Chromium'],
@@ -23,9 +54,17 @@ const HEAVY_PROGRAMS = new Map([
   ['headless_shell', 'Chromium'],
 ]);
 
+const root = resolve(import.meta.dirname, '..', '..');
+
 export function isHeavy(file: string): boolean {
   const path = file.replace(/^\.\//, '');
   return HEAVY.some((entry) => (entry.endsWith('/') ? path.startsWith(entry) : path === entry));
+}
+
+/** The tier of a test file (a path from the repository's root). */
+export function tierOf(file: string): Tier {
+  if (isHeavy(file)) return 'heavy';
+  return STARTS_A_SERVER.test(readFileSync(resolve(root, file), 'utf8')) ? 'server' : 'fast';
 }
 
 /** The heavy tool a command line runs (any word of it: the tool runner puts prlimit and bwrap first). */
