@@ -3,8 +3,9 @@
  *   node test/run/run-tests.ts [--tier=all|fast] [file|folder|glob ...]
  * Paths and globs given replace the default set (every test/**\/*.test.ts); `--tier=fast` keeps the fast
  * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
- * (default: the cores, at least 2); then the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: half the
- * cores, at least 1), as LibreOffice, ffmpeg and Chromium each take a core. At the end: the slowest files, the
+ * (default: twice the cores: most of them wait on sockets, databases and timers more than they compute); then
+ * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: the cores, as LibreOffice, ffmpeg, Chromium and
+ * the quality searches each keep a core busy). At the end: the slowest files, the
  * run's wall and CPU time, and a failure for every file outside the heavy list that started a heavy tool
  * (test/run/probe.ts measures it).
  */
@@ -13,7 +14,7 @@ import { existsSync, globSync, mkdtempSync, readFileSync, rmSync, statSync } fro
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isHeavy, tierOf } from './tiers.ts';
+import { FAST_CPU_MS, isHeavy, tierOf } from './tiers.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const DEFAULT_SET = 'test/**/*.test.ts';
@@ -106,14 +107,20 @@ async function main(argv: readonly string[]): Promise<number> {
       console.log(
         `== fast tier: ${light.length - servers} files` + (servers > 0 ? `, server tier: ${servers}` : ''),
       );
-      failed = (await runNodeTest(light, jobs('PRESSO_TEST_JOBS', Math.max(2, cores)), env)) !== 0;
+      failed = (await runNodeTest(light, jobs('PRESSO_TEST_JOBS', 2 * cores), env)) !== 0;
     }
     if (heavy.length > 0) {
       console.log(`== heavy tier: ${heavy.length} files`);
-      const heavyJobs = jobs('PRESSO_TEST_HEAVY_JOBS', Math.max(1, Math.floor(cores / 2)));
+      const heavyJobs = jobs('PRESSO_TEST_HEAVY_JOBS', cores);
       failed = (await runNodeTest(heavy, heavyJobs, env)) !== 0 || failed;
     }
-    report(readLines<Timing>(join(logDir, 'files.jsonl')), performance.now() - started);
+    const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
+    report(timings, performance.now() - started);
+    for (const { file, cpuMs } of timings) {
+      if (tiers.get(file) === 'fast' && cpuMs > FAST_CPU_MS) {
+        console.log(`⚠ ${file} is in the fast tier but used ${seconds(cpuMs)} of CPU: see test/run/tiers.ts`);
+      }
+    }
     const misplaced = readLines<{ file: string; tool: string }>(join(logDir, 'spawns.jsonl')).filter(
       (s) => !isHeavy(s.file),
     );

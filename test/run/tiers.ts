@@ -1,15 +1,15 @@
 /**
  * The test tiers, in one place. Every test file is in one of three:
- * - heavy: it runs LibreOffice, ffmpeg/ffprobe or Chromium, or starts a second Presso process (`presso serve`,
- *   the CLI). Listed below (HEAVY). They are slow and take the CPU from each other, so `npm test` runs them
- *   last, PRESSO_TEST_HEAVY_JOBS at once.
+ * - heavy: it runs LibreOffice, ffmpeg/ffprobe or Chromium, starts a second Presso process (`presso serve`,
+ *   the CLI), or needs more than FAST_CPU_MS of CPU (the quality searches). Listed below (HEAVY). They are slow
+ *   and take the CPU from each other, so `npm test` runs them last, PRESSO_TEST_HEAVY_JOBS at once.
  * - server: it starts a real Presso over HTTPS in its own process (test/support/presso.ts: `startTestPresso`,
  *   `spawnPresso`, `createAccountCli`). Found by reading the file, so no list can drift.
  * - fast: the rest: unit, contract and `inject` tests (test/support/http-app.ts). `npm run test:fast`.
  *
- * The heavy list is checked by running it: test/run/probe.ts writes down every heavy tool a test file starts,
- * and test/run/run-tests.ts fails any run in which a file not listed here started one, naming the file and the
- * tool.
+ * The heavy list is checked by running it: test/run/probe.ts writes down every heavy tool a test file starts
+ * and each file's CPU time; test/run/run-tests.ts fails any run in which a file not listed here started a heavy
+ * tool, naming the file and the tool, and warns about a fast file that used more than FAST_CPU_MS.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -20,10 +20,20 @@ export type Tier = 'fast' | 'server' | 'heavy';
 export const HEAVY: readonly string[] = [
   // LibreOffice
   'test/processors/document/',
-  // ffmpeg
+  'test/bench/cpu-meter.test.ts',
+  'test/http/document-upload.test.ts',
+  'test/security/office-link-content.test.ts',
+  'test/security/office-links.test.ts',
+  // ffmpeg (canary: LibreOffice too)
   'test/processors/audio/',
   'test/processors/ffmpeg/',
   'test/processors/video/',
+  'test/processors/shared/time-budget.test.ts',
+  'test/http/media.test.ts',
+  'test/security/canary.test.ts',
+  'test/security/fair-share.test.ts',
+  'test/security/hostile-media.test.ts',
+  'test/security/sandbox.test.ts',
   // Chromium
   'test/dashboard/',
   'test/processors/bundle/',
@@ -35,7 +45,34 @@ export const HEAVY: readonly string[] = [
   'test/api/restart.test.ts',
   'test/architecture/idle-modules.test.ts',
   'test/errors/cli-usage.test.ts',
+  'test/security/job-secrets.test.ts',
+  'test/security/redos.test.ts',
+  // CPU: more than FAST_CPU_MS of work (quality searches: many encodes, each scored by the metric)
+  'test/processors/image/compression.test.ts',
+  'test/processors/image/determinism.test.ts',
+  'test/processors/image/formats-in.test.ts',
+  'test/processors/image/formats-out.test.ts',
+  'test/processors/image/formats.test.ts',
+  'test/processors/image/geometry.test.ts',
+  'test/processors/image/limits.test.ts',
+  'test/processors/image/memory-release.test.ts',
+  'test/processors/image/metadata.test.ts',
+  'test/processors/image/png-levels.test.ts',
+  'test/processors/image/quality.test.ts',
+  'test/processors/image/ssimulacra2-native.test.ts',
+  'test/processors/pdf/embedded-image-inputs.test.ts',
+  'test/processors/pdf/pdf.test.ts',
+  'test/processors/archive/archive.test.ts',
+  'test/security/archive-links.test.ts',
+  'test/stores/stores.test.ts',
 ];
+
+/**
+ * The CPU time (its tools included) above which a file belongs to the heavy tier, as measured on a quiet
+ * 2-core machine: the fast tier is at most about 100 s of CPU in all, under a minute on two cores. The runner
+ * warns about a fast file over it (a warning: CPU time differs between machines, the tools do not).
+ */
+export const FAST_CPU_MS = 4000;
 
 /** A call that starts a real Presso (test/support/presso.ts) in the test file's own text. */
 const STARTS_A_SERVER = /\b(?:startTestPresso|spawnPresso|createAccountCli)\(/;
