@@ -105,7 +105,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (light.length > 0) {
       const servers = light.filter((f) => tiers.get(f) === 'server').length;
       console.log(
-        `== fast tier: ${light.length - servers} files` + (servers > 0 ? `, server tier: ${servers}` : ''),
+        `== fast tier: ${light.length - servers} files${servers > 0 ? `, server tier: ${servers}` : ''}`,
       );
       failed = (await runNodeTest(light, jobs('PRESSO_TEST_JOBS', 2 * cores), env)) !== 0;
     }
