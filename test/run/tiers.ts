@@ -34,6 +34,7 @@ export const HEAVY: readonly string[] = [
   'test/security/fair-share.test.ts',
   'test/security/hostile-media.test.ts',
   'test/security/sandbox.test.ts',
+  'test/client/cli.test.ts',
   // Chromium
   'test/dashboard/',
   'test/processors/bundle/',
