@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: set-up, the real-file corpus, lint/format, typecheck, tests.
+# The test suite, from a fresh clone: set-up, the real-file corpus, then
+#   npm test                      lint/format, typecheck and every test file (CI: .ci/run)
+#   npm test -- PATH|GLOB ...     only those test files (folders and globs too), no lint or typecheck
+#   npm run test:fast [PATH ...]  the fast tier only (test/run/tiers.ts), no lint or typecheck
+# The tests run through test/run/run-tests.ts: the fast tier, then the heavy tier with its own concurrency,
+# then the slowest files and the run's wall and CPU time.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 scripts/setup.sh
 bash scripts/corpus.sh
 export PATH="$root/node_modules/.bin:$PATH"
-echo "== lint and format (biome)"
-biome ci --reporter=summary .
-echo "== typecheck (tsc, strict)"
-tsc -p tsconfig.json
-tsc -p dashboard/tsconfig.json
+if [ "$#" -eq 0 ]; then
+  echo "== lint and format (biome)"
+  biome ci --reporter=summary .
+  echo "== typecheck (tsc, strict)"
+  tsc -p tsconfig.json
+  tsc -p dashboard/tsconfig.json
+fi
 echo "== tests"
-# Globs, not folders: Node 24's runner takes a folder argument for a module path.
-# One test file per core at least two at once (Node's default is cores - 1, one file at a time on two cores):
-# most files wait on ffmpeg, LibreOffice or sockets, so two files at once halve the wall time (9.5 -> 4.5 min
-# on 2 cores), and every test must pass under that contention anyway (no test asserts on wall time).
-jobs="$(nproc 2>/dev/null || echo 2)"
-[ "$jobs" -lt 2 ] && jobs=2
-node --test --test-concurrency="$jobs" --test-reporter=spec "$@" 'test/**/*.test.ts'
+status=0
+node test/run/run-tests.ts "$@" || status=$?
+echo "== npm test: ${SECONDS} s in all, set-up included, exit status ${status}"
+exit "$status"

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sleep, startTestPresso, type TestPresso } from '../support/presso.ts';
+import { scaledMs } from '../support/time-scale.ts';
 import { until } from '../support/until.ts';
 
 /** 894 bytes: 1,000 nested <use> of a translucent circle over a 36 MP canvas. */
@@ -35,10 +36,13 @@ function tinyTar(): Buffer {
   }
 }
 
-/** Pids of live processes whose command line names the job (its work directory); polls until none. */
+/**
+ * Pids of live processes whose command line names the job (its work directory); polls until none, for at
+ * most a scaled 30 s (it used to be 100 polls, 5 s, which a busy machine can spend reaping a killed tool).
+ */
 async function processesMentioning(jobId: string): Promise<number[]> {
   let found: number[] = [];
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
     found = [];
     for (const entry of await readdir('/proc')) {
       if (!/^\d+$/.test(entry)) continue;

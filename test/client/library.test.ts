@@ -23,6 +23,7 @@ import { corpus } from '../support/corpus.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { type S3Server, startS3rver } from '../support/store-servers.ts';
+import { scaledMs } from '../support/time-scale.ts';
 
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 
@@ -199,7 +200,10 @@ describe('@presso/client library', () => {
     const delivery = page.deliveries[0]!;
     assert.equal(delivery.id, hook.headers['webhook-id']);
     let listed = delivery;
-    for (let i = 0; listed.state !== 'succeeded' && i < 100; i++) {
+    for (
+      const deadline = performance.now() + scaledMs(30_000);
+      listed.state !== 'succeeded' && performance.now() < deadline;
+    ) {
       await new Promise((r) => setTimeout(r, 100));
       listed = (await client.webhooks.list({ job: ack.id })).deliveries[0]!;
     }

@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { JobEvents } from '../../src/jobs/job-events.ts';
+import { scaledMs } from '../support/time-scale.ts';
 
 export type JobEventsFactory = () => Promise<JobEvents>;
 
 /** Long enough for any backend to deliver; only reached when a change is lost (the test then fails). */
-const DELIVERY_GUARD_MS = 30_000;
+const DELIVERY_GUARD_MS = scaledMs(30_000);
 /** "Nothing more arrives": a backend delivers a published change well within this. */
 const QUIET_MS = 200;
 

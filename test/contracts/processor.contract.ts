@@ -20,6 +20,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../../src/process
 import { compile } from '../../src/validation/schema-validator.ts';
 import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { useScratch } from '../support/scratch.ts';
+import { scaledMs } from '../support/time-scale.ts';
 
 export interface ProcessorSamples {
   /** One real file per declared input format, keyed by that format's name. */
@@ -39,7 +40,7 @@ export interface ProcessorSamples {
 }
 
 /** Only guards against a hang; an abort is expected to end a job far sooner. */
-const HANG_GUARD_MS = 120_000;
+const HANG_GUARD_MS = scaledMs(120_000);
 
 /**
  * A host as the composition root makes one: the other kinds of the catalog at their defaults (created when

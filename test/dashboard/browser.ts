@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { scaledMs } from '../support/time-scale.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -54,6 +55,8 @@ export async function openContext(browser: Browser, baseUrl: string, width = 128
     ignoreHTTPSErrors: true,
     viewport: { width, height: 900 },
   });
+  // Playwright's 30 s default for an action or a page load is a hang guard here, scaled for a busy machine.
+  context.setDefaultTimeout(scaledMs(120_000));
   const page = await context.newPage();
   const violations: string[] = [];
   const failures: string[] = [];

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChangeLatch, LocalJobEvents } from '../../src/jobs/job-events.ts';
 import { jobEventsContract } from '../contracts/job-events.contract.ts';
+import { scaledMs } from '../support/time-scale.ts';
 
 jobEventsContract('LocalJobEvents', async () => new LocalJobEvents());
 
@@ -18,7 +19,7 @@ describe('ChangeLatch', () => {
 
   it('a signal while waiting wakes the waiter and is not kept for the next call', async () => {
     const latch = new ChangeLatch(() => {});
-    const waiting = latch.next(30_000);
+    const waiting = latch.next(scaledMs(30_000));
     latch.signal();
     assert.equal(await waiting, true);
     assert.equal(await latch.next(0), false);
@@ -27,7 +28,7 @@ describe('ChangeLatch', () => {
   it('close() releases the waiter with false and calls its unsubscribe once', async () => {
     let unsubscribed = 0;
     const latch = new ChangeLatch(() => unsubscribed++);
-    const waiting = latch.next(30_000);
+    const waiting = latch.next(scaledMs(30_000));
     latch.close();
     assert.equal(await waiting, false);
     assert.equal(unsubscribed, 1);

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { RedisJobEvents } from '../../src/jobs/redis-job-events.ts';
 import { jobEventsContract } from '../contracts/job-events.contract.ts';
 import { REDIS_URL, testRedis } from '../support/services.ts';
+import { scaledMs } from '../support/time-scale.ts';
 
 let shared: Awaited<ReturnType<typeof testRedis>>;
 before(async () => {
@@ -24,7 +25,7 @@ it('a change published by one process reaches a watch in another', async () => {
   try {
     const watch = await api.watch('job-across');
     await worker.publishChanged('job-across');
-    assert.equal(await watch.next(30_000), true);
+    assert.equal(await watch.next(scaledMs(30_000)), true);
     watch.close();
   } finally {
     await worker.close();

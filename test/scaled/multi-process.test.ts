@@ -25,6 +25,7 @@ import {
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { ensureRedis, REDIS_URL, testPostgres, testRedis } from '../support/services.ts';
 import { type S3Server, startS3rver } from '../support/store-servers.ts';
+import { scaledMs } from '../support/time-scale.ts';
 import { until } from '../support/until.ts';
 
 describe('scaled-out mode: 2 API and 2 worker processes', () => {
@@ -284,7 +285,7 @@ describe('scaled-out mode: 2 API and 2 worker processes', () => {
       spawnSync(process.execPath, [join(repoRoot, 'src/cli/main.ts'), 'serve'], {
         cwd: repoRoot,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: scaledMs(60_000),
         env: {
           ...process.env,
           ...env,

@@ -18,6 +18,7 @@ import { decode } from '../support/images.ts';
 import { ffmpeg } from '../support/media.ts';
 import { startTestPresso, type TestClient, type TestPresso, testClient } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
+import { scaledMs } from '../support/time-scale.ts';
 import { until } from '../support/until.ts';
 
 const FLOOD = 8;
@@ -89,7 +90,7 @@ describe('fair sharing between accounts (issue 21, finding 9)', () => {
     const watches = await Promise.all(
       [...flood, mine].map(async (id) => {
         const watch = await presso.services.events.watch(id);
-        void watch.next(600_000).then((changed) => {
+        void watch.next(scaledMs(600_000)).then((changed) => {
           if (changed) started.push(id);
         });
         return watch;

@@ -20,6 +20,7 @@ import {
   type TestClient,
   testClient,
 } from '../support/presso.ts';
+import { scaledMs } from '../support/time-scale.ts';
 import { REDOS_INVENTORY } from './redos-inventory.ts';
 
 const execFileAsync = promisify(execFile);
@@ -27,7 +28,7 @@ const CHILD = join(import.meta.dirname, 'redos-child.ts');
 /** The child's own CPU time (RLIMIT_CPU): generous, the inventory takes a fraction of a second. */
 const CPU_SECONDS = 20;
 /** Last resort against a hang that the CPU limit cannot see; never reached by a passing run. */
-const HANG_GUARD_MS = 180_000;
+const HANG_GUARD_MS = scaledMs(180_000);
 
 describe('ReDoS', () => {
   test('every input-facing pattern is linear on its pathological inputs (child process, CPU limit)', {

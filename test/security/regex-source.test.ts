@@ -14,6 +14,7 @@ import { join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import * as acorn from 'acorn';
 import { check, type Parameters } from 'recheck';
+import { scaledMs } from '../support/time-scale.ts';
 
 const src = resolve(import.meta.dirname, '../../src');
 
@@ -139,7 +140,9 @@ async function danger(source: string, flags: string): Promise<string | undefined
 
 const key = (p: { file: string; source: string; flags: string }) => `${p.file} /${p.source}/${p.flags}`;
 
-test('the check flags the patterns issue 21 replaced (it can fail)', { timeout: 120_000 }, async () => {
+test('the check flags the patterns issue 21 replaced (it can fail)', {
+  timeout: scaledMs(120_000),
+}, async () => {
   const replaced = [
     ['<(\\/?)[A-Za-z_][^\\s/>]*(?:"[^"]*"|\'[^\']*\'|[^\'">])*?(\\/?)>', 'g'], // the SVG nesting check
     ['<!--[\\s\\S]*?-->|<!\\[CDATA\\[[\\s\\S]*?\\]\\]>|<\\?[\\s\\S]*?\\?>|<![^>]*>', 'g'],
@@ -152,7 +155,9 @@ test('the check flags the patterns issue 21 replaced (it can fail)', { timeout: 
   }
 });
 
-test('no regular expression in src/ can backtrack super-linearly', { timeout: 600_000 }, async () => {
+test('no regular expression in src/ can backtrack super-linearly', {
+  timeout: scaledMs(600_000),
+}, async () => {
   const { literals, built } = findPatterns();
   assert.ok(
     literals.length > 100,

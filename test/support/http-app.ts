@@ -108,6 +108,8 @@ export async function buildTestApp(
     PRESSO_LOG_LEVEL: 'silent',
     PRESSO_WORKERS: '2',
     PRESSO_SHUTDOWN_GRACE: '2s',
+    // Outcomes, not speed: a real processor's job on a busy machine must not turn a 200 into a 202.
+    PRESSO_SYNC_TIMEOUT: '30m',
     ...options.env,
   });
   const logger = createLogger(config.logLevel);

@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { scaledMs } from './time-scale.ts';
 
 export interface RawResponse {
   status: number;
@@ -29,8 +30,9 @@ export interface RawConnection {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Rejects after `ms`; only a guard against a hang, never the thing a test asserts on. */
-export function guard<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** Rejects after `ms` (scaled); only a guard against a hang, never the thing a test asserts on. */
+export function guard<T>(promise: Promise<T>, unscaledMs: number, what: string): Promise<T> {
+  const ms = scaledMs(unscaledMs);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what}: no outcome after ${ms} ms`)), ms);

@@ -1,10 +1,12 @@
+import { scaledMs } from './time-scale.ts';
+
 /**
  * Waits until `check` gives a truthy value, polling, and returns that value. Not a timing assertion: how long
  * it takes never fails a test. The one limit is a last-resort hang guard, far above anything a busy machine
- * needs (a condition that can never come true would otherwise hang the whole run). performance.now(), because
+ * needs, scaled by PRESSO_TEST_TIME_SCALE (a condition that can never come true would otherwise hang the whole run). performance.now(), because
  * a test mocks Date.
  */
-const HANG_GUARD_MS = 120_000;
+const HANG_GUARD_MS = scaledMs(120_000);
 
 /** `everyMs`: the polling interval (a check that costs a request wants a slower one). */
 export async function until<T>(

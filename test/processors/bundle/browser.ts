@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
+import { scaledMs } from '../../support/time-scale.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -65,6 +66,7 @@ export async function loadPages(root: string, pages: string[], globals: string[]
     const loads: PageLoad[] = [];
     for (const page of pages) {
       const tab = await browser.newPage();
+      tab.setDefaultTimeout(scaledMs(120_000)); // a hang guard (Playwright's default: 30 s), scaled
       const load: PageLoad = { failed: [], requested: [], brokenImages: [], globals: {} };
       tab.on('requestfailed', (request) =>
         load.failed.push(`${request.url()} (${request.failure()?.errorText})`),

@@ -19,14 +19,15 @@ import { corpus } from '../../support/corpus.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob, layout, makeOfficeSamples, type OfficeSamples, PHOTO_WORDS } from './fixtures.ts';
 
 const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 
 describe('document processor', () => {
   const scratch = useScratch('presso-document-');
-  const images = createImageProcessor();
-  const processor = createDocumentProcessor(images, {}, DEFAULT_SETTINGS);
+  const images = createImageProcessor(NO_TIME_PRESSURE);
+  const processor = createDocumentProcessor(images, NO_TIME_PRESSURE, DEFAULT_SETTINGS);
   let samples: Partial<OfficeSamples>;
   before(() => {
     samples = makeOfficeSamples(scratch(), ['docx', 'odt']);

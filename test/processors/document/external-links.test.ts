@@ -12,6 +12,7 @@ import { dropExternalLinks, staysInPackage } from '../../../src/processors/docum
 import { dropRtfFileFields } from '../../../src/processors/document/rtf-links.ts';
 import { xmlEvents } from '../../../src/processors/document/xml-scan.ts';
 import type { ZipEntry } from '../../../src/processors/document/zip.ts';
+import { scaledMs } from '../../support/time-scale.ts';
 
 const part = (name: string, data: string | Buffer): ZipEntry => ({
   name,
@@ -189,7 +190,7 @@ describe('external links', () => {
       process.stdout.write('done');`;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: scaledMs(120_000),
     });
     assert.equal(run.signal, null, 'the scan did not finish');
     assert.equal(run.stdout, 'done', run.stderr);

@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProcessRequest } from '../../../src/processors/processor.ts';
 import { corpus } from '../../support/corpus.ts';
+import { scaledMs } from '../../support/time-scale.ts';
 
 export const TEMPLATE = '/usr/lib/libreoffice/share/template/common/presnt/Progress.otp';
 export const PHOTO_WORDS = ['Presso', 'quick', 'brown'];
@@ -28,7 +29,7 @@ export function soffice(input: string, filter: string, outDir: string): string {
       outDir,
       input,
     ],
-    { stdio: 'ignore', timeout: 120_000 },
+    { stdio: 'ignore', timeout: scaledMs(120_000) },
   );
   const base = input
     .split('/')

@@ -13,12 +13,17 @@ import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.t
 import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob } from './fixtures.ts';
 import { firstPage, makePhotoDocuments, PHOTO_FORMATS, type PhotoFormat, parts } from './photo-fixtures.ts';
 
 describe('document processor on every ZIP format with a photo', () => {
   const scratch = useScratch('presso-document-formats-');
-  const processor = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
+  const processor = createDocumentProcessor(
+    createImageProcessor(NO_TIME_PRESSURE),
+    NO_TIME_PRESSURE,
+    DEFAULT_SETTINGS,
+  );
   let documents: Record<PhotoFormat, string>;
   before(() => {
     documents = makePhotoDocuments(scratch(), PHOTO_FORMATS);

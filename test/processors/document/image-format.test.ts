@@ -17,6 +17,7 @@ import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob } from './fixtures.ts';
 import {
   firstPage,
@@ -42,7 +43,11 @@ const allXml = (entries: readonly ZipEntry[]) =>
 
 describe('document images.format', () => {
   const scratch = useScratch('presso-document-image-format-');
-  const processor = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
+  const processor = createDocumentProcessor(
+    createImageProcessor(NO_TIME_PRESSURE),
+    NO_TIME_PRESSURE,
+    DEFAULT_SETTINGS,
+  );
   let pngDocuments: Record<PhotoFormat, string>;
   before(async () => {
     pngDocuments = makePhotoDocuments(scratch(), ['docx', 'odt'], await photoAsPng());

@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { OFFICE_SETTINGS, writeOfficeProfile } from '../../../src/processors/document/office-profile.ts';
 import { docx, relationship, wordPicture } from '../../security/office-link-documents.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { scaledMs } from '../../support/time-scale.ts';
 
 describe('LibreOffice profile', () => {
   const scratch = useScratch('presso-office-profile-');
@@ -32,7 +33,7 @@ describe('LibreOffice profile', () => {
         out,
         input,
       ],
-      { stdio: 'ignore', timeout: 120_000 },
+      { stdio: 'ignore', timeout: scaledMs(120_000) },
     );
     execFileSync('pdftoppm', ['-r', '30', join(out, 'linked.pdf'), join(out, 'page')]);
     let red = 0;

@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { resolvePart, updateReferences } from '../../../src/processors/document/part-references.ts';
 import { dropThumbnails } from '../../../src/processors/document/thumbnails.ts';
 import type { ZipEntry } from '../../../src/processors/document/zip.ts';
+import { scaledMs } from '../../support/time-scale.ts';
 
 const part = (name: string, text: string): ZipEntry => ({
   name,
@@ -233,7 +234,7 @@ describe('part references', () => {
       process.stdout.write(String(entries[1].data.toString() === hostile));`;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: scaledMs(120_000),
     });
     assert.equal(child.signal, null, 'the scan did not finish');
     assert.equal(child.stdout, 'true', child.stderr);

@@ -11,12 +11,17 @@ import { createImageProcessor } from '../../../src/processors/image/image-proces
 import { corpus } from '../../support/corpus.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob, layout } from './fixtures.ts';
 import { firstPage, parts, partText, withThumbnail } from './photo-fixtures.ts';
 
 describe('document thumbnails', () => {
   const scratch = useScratch('presso-document-thumbnails-');
-  const processor = createDocumentProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
+  const processor = createDocumentProcessor(
+    createImageProcessor(NO_TIME_PRESSURE),
+    NO_TIME_PRESSURE,
+    DEFAULT_SETTINGS,
+  );
 
   test('ODT: Thumbnails/thumbnail.png and its manifest entry go; same pages; kept at lossless', async () => {
     assert.ok(

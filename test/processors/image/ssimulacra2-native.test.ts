@@ -18,6 +18,7 @@ import {
   nativeSsimulacra2LoadError,
   ssimulacra2Native,
 } from '../../../src/processors/shared/metric/ssimulacra2-native.ts';
+import { scaledMs } from '../../support/time-scale.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/ssimulacra2');
 const support = resolve(import.meta.dirname, '../../support');
@@ -195,7 +196,7 @@ test('native scoring leaves the event loop free; the TypeScript metric does not'
 
 test('without the addon, scores come from the TypeScript metric with one warning', () => {
   const args = ['--import', join(support, 'hide-native-metric.ts'), join(support, 'score-twice.ts')];
-  const child = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 120_000 });
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: scaledMs(120_000) });
   assert.equal(child.status, 0, child.stderr);
   const [first, second] = JSON.parse(child.stdout) as [number, number];
   const warnings = child.stderr.match(/PRESSO_SSIMULACRA2_FALLBACK/g) ?? [];

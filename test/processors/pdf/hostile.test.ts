@@ -14,6 +14,7 @@ import { ghostscript, LADDER } from '../../../src/processors/pdf/ghostscript.ts'
 import { createPdfProcessor } from '../../../src/processors/pdf/pdf-processor.ts';
 import { Deadline } from '../../../src/processors/shared/deadline.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { pdfFacts, pdfJob, samples, writeHostilePdfs } from './fixtures.ts';
 
 /** A line of /etc/passwd every Debian system has. */
@@ -21,7 +22,7 @@ const PASSWD_LINE = /root:x:0:0/;
 
 describe('PDF processor: hostile input', () => {
   const scratch = useScratch('presso-pdf-hostile-');
-  const processor = createPdfProcessor();
+  const processor = createPdfProcessor(NO_TIME_PRESSURE);
   let hostile: ReturnType<typeof writeHostilePdfs>;
   before(() => {
     hostile = writeHostilePdfs(scratch());

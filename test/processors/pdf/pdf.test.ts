@@ -16,11 +16,12 @@ import { PAGE_TARGETS } from '../../../src/processors/pdf/targets.ts';
 import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { PHOTO_WORDS, pdfFacts, pdfJob, renderAll, samples, writePhotoPdf } from './fixtures.ts';
 
 describe('PDF processor', () => {
   const scratch = useScratch('presso-pdf-');
-  const processor = createPdfProcessor();
+  const processor = createPdfProcessor(NO_TIME_PRESSURE);
   let photos: string;
   before(async () => {
     photos = await writePhotoPdf(scratch());

@@ -18,6 +18,7 @@ import {
   STREAM_CAP,
   type ToolRun,
 } from '../../../src/processors/shared/run-tool.ts';
+import { scaledMs } from '../../support/time-scale.ts';
 
 let workDir: string;
 before(async () => {
@@ -43,7 +44,7 @@ async function isAlive(pid: number): Promise<boolean> {
 
 /** Waits (a safety limit only guards against a hang) until the pids are gone; returns those left. */
 async function survivors(pids: number[]): Promise<number[]> {
-  for (let i = 0; i < 200; i++) {
+  for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
     const alive = [];
     for (const pid of pids) if (await isAlive(pid)) alive.push(pid);
     if (alive.length === 0) return [];
@@ -80,7 +81,7 @@ const FORKING = (file: string, sleep: string) => `${sleep} & echo started > ${fi
 
 /** The host's pids of the tool's processes once `file` says they run (the shell and its `sleep`). */
 async function startedProcesses(file: string, marker: string): Promise<number[]> {
-  for (let i = 0; i < 400; i++) {
+  for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
     const text = await readFile(join(workDir, file), 'utf8').catch(() => '');
     if (text !== '') {
       const pids = await processesWith(marker);

@@ -1,0 +1,137 @@
+/**
+ * The test runner behind `npm test` and `npm run test:fast`:
+ *   node test/run/run-tests.ts [--tier=all|fast] [file|folder|glob ...]
+ * Paths and globs given replace the default set (every test/**\/*.test.ts); `--tier=fast` keeps the fast
+ * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
+ * (default: twice the cores: most of them wait on sockets, databases and timers more than they compute); then
+ * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: the cores, as LibreOffice, ffmpeg, Chromium and
+ * the quality searches each keep a core busy). At the end: the slowest files, the
+ * run's wall and CPU time, and a failure for every file outside the heavy list that started a heavy tool
+ * (test/run/probe.ts measures it).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, globSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { FAST_CPU_MS, isHeavy, tierOf } from './tiers.ts';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const DEFAULT_SET = 'test/**/*.test.ts';
+/** How many of the slowest files the end-of-run table shows (PRESSO_TEST_SLOWEST). */
+const SLOWEST_SHOWN = Number(process.env.PRESSO_TEST_SLOWEST ?? 12);
+
+interface Timing {
+  file: string;
+  wallMs: number;
+  cpuMs: number;
+}
+
+function testFiles(patterns: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const pattern of patterns.length > 0 ? patterns : [DEFAULT_SET]) {
+    const path = resolve(root, pattern);
+    const matches = !existsSync(path)
+      ? globSync(pattern, { cwd: root })
+      : statSync(path).isDirectory()
+        ? globSync(`${relative(root, path) || '.'}/**/*.test.ts`, { cwd: root })
+        : [relative(root, path)];
+    if (matches.length === 0) throw new Error(`no test file matches ${pattern}`);
+    for (const file of matches) if (file.endsWith('.test.ts')) found.add(file);
+  }
+  return [...found].sort();
+}
+
+function jobs(variable: string, fallback: number): number {
+  const value = Number(process.env[variable] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${variable} must be a whole number >= 1`);
+  return value;
+}
+
+function runNodeTest(files: readonly string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<number> {
+  const args = ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
+  return new Promise((ok) => child.once('exit', (code, signal) => ok(code ?? (signal ? 1 : 0))));
+}
+
+function readLines<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
+}
+
+/** CPU time of this process and every child it waited for (and theirs), in ms. */
+function treeCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function report(timings: readonly Timing[], wallMs: number): void {
+  const slowest = [...timings].sort((a, b) => b.wallMs - a.wallMs).slice(0, SLOWEST_SHOWN);
+  console.log(`\n== slowest test files (wall, CPU incl. tools), of ${timings.length}`);
+  for (const t of slowest)
+    console.log(`${seconds(t.wallMs).padStart(9)} ${seconds(t.cpuMs).padStart(9)}  ${t.file}`);
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(
+    `== test run: ${seconds(wallMs)} wall, ${seconds(treeCpuMs())} CPU, on ${availableParallelism()} cores ` +
+      `(load average at the end: ${load})`,
+  );
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const tierArg = argv.find((a) => a.startsWith('--tier='));
+  const tier = tierArg === undefined ? 'all' : tierArg.slice('--tier='.length);
+  if (tier !== 'all' && tier !== 'fast') throw new Error(`--tier must be all or fast, not ${tier}`);
+  const files = testFiles(argv.filter((a) => !a.startsWith('--tier=')));
+  const tiers = new Map(files.map((f) => [f, tierOf(f)]));
+  const light = files.filter((f) => (tier === 'fast' ? tiers.get(f) === 'fast' : tiers.get(f) !== 'heavy'));
+  const heavy = tier === 'fast' ? [] : files.filter((f) => tiers.get(f) === 'heavy');
+  const cores = availableParallelism();
+  const logDir = mkdtempSync(join(tmpdir(), 'presso-test-run-'));
+  const probe = pathToFileURL(join(import.meta.dirname, 'probe.ts')).href;
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${probe}`.trim(),
+    PRESSO_TEST_RUN_LOG: logDir,
+  };
+  const started = performance.now();
+  let failed = false;
+  try {
+    if (light.length > 0) {
+      const servers = light.filter((f) => tiers.get(f) === 'server').length;
+      console.log(
+        `== fast tier: ${light.length - servers} files${servers > 0 ? `, server tier: ${servers}` : ''}`,
+      );
+      failed = (await runNodeTest(light, jobs('PRESSO_TEST_JOBS', 2 * cores), env)) !== 0;
+    }
+    if (heavy.length > 0) {
+      console.log(`== heavy tier: ${heavy.length} files`);
+      const heavyJobs = jobs('PRESSO_TEST_HEAVY_JOBS', cores);
+      failed = (await runNodeTest(heavy, heavyJobs, env)) !== 0 || failed;
+    }
+    const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
+    report(timings, performance.now() - started);
+    for (const { file, cpuMs } of timings) {
+      if (tiers.get(file) === 'fast' && cpuMs > FAST_CPU_MS) {
+        console.log(`⚠ ${file} is in the fast tier but used ${seconds(cpuMs)} of CPU: see test/run/tiers.ts`);
+      }
+    }
+    const misplaced = readLines<{ file: string; tool: string }>(join(logDir, 'spawns.jsonl')).filter(
+      (s) => !isHeavy(s.file),
+    );
+    for (const { file, tool } of new Map(misplaced.map((s) => [`${s.file} ${s.tool}`, s])).values()) {
+      console.log(`✖ ${file} is not in the heavy tier but started ${tool}: list it in test/run/tiers.ts`);
+      failed = true;
+    }
+  } finally {
+    rmSync(logDir, { recursive: true, force: true });
+  }
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
