@@ -23,7 +23,7 @@ import { corpus } from '../support/corpus.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
 import { type S3Server, startS3rver } from '../support/store-servers.ts';
-import { scaledMs } from '../support/time-scale.ts';
+import { until } from '../support/until.ts';
 
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 
@@ -199,14 +199,11 @@ describe('@presso/client library', () => {
     assert.equal(page.deliveries.length, 1);
     const delivery = page.deliveries[0]!;
     assert.equal(delivery.id, hook.headers['webhook-id']);
-    let listed = delivery;
-    for (
-      const deadline = performance.now() + scaledMs(30_000);
-      listed.state !== 'succeeded' && performance.now() < deadline;
-    ) {
-      await new Promise((r) => setTimeout(r, 100));
-      listed = (await client.webhooks.list({ job: ack.id })).deliveries[0]!;
-    }
+    await until(
+      async () => (await client.webhooks.list({ job: ack.id })).deliveries[0]?.state === 'succeeded',
+      'the delivery listed as succeeded',
+      100,
+    );
     const replay = await client.webhooks.replay(delivery.id);
     assert.deepEqual(replay, { id: delivery.id, state: 'pending' });
   });

@@ -8,9 +8,8 @@ import { verifyWebhook } from '../../src/webhooks/signature.ts';
 import { assertErrorBody, download } from '../api/helpers.ts';
 import { corpus } from '../support/corpus.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
-import { sleep } from '../support/presso.ts';
 import type { Receiver } from '../support/receiver.ts';
-import { scaledMs } from '../support/time-scale.ts';
+import { until } from '../support/until.ts';
 import {
   type Delivery,
   deliveriesOf as deliveriesOfJob,
@@ -50,12 +49,14 @@ describe('webhooks', () => {
     const { id } = (await response.json()) as { id: string };
     await receiver.waitFor(before + 3);
 
-    let deliveries: Delivery[] = [];
-    for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
-      deliveries = await deliveriesOf(id);
-      if (deliveries[0]?.state === 'succeeded') break;
-      await sleep(100);
-    }
+    const deliveries: Delivery[] = await until(
+      async () => {
+        const listed = await deliveriesOf(id);
+        return listed[0]?.state === 'succeeded' ? listed : undefined;
+      },
+      'the delivery listed as succeeded',
+      100,
+    );
     assert.equal(deliveries.length, 1);
     const [delivery] = deliveries;
     assert.equal(delivery!.state, 'succeeded');
