@@ -11,9 +11,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sleep, startTestPresso, type TestPresso } from '../support/presso.ts';
-import { scaledMs } from '../support/time-scale.ts';
-import { until } from '../support/until.ts';
+import { startTestPresso, type TestPresso } from '../support/presso.ts';
+import { settled, until } from '../support/until.ts';
 
 /** 894 bytes: 1,000 nested <use> of a translucent circle over a 36 MP canvas. */
 function slowSvg(): Buffer {
@@ -38,12 +37,11 @@ function tinyTar(): Buffer {
 
 /**
  * Pids of live processes whose command line names the job (its work directory); polls until none, for at
- * most a scaled 30 s (it used to be 100 polls, 5 s, which a busy machine can spend reaping a killed tool).
+ * most the hang guard (it used to be 100 polls, 5 s, which a busy machine can spend reaping a killed tool).
  */
 async function processesMentioning(jobId: string): Promise<number[]> {
-  let found: number[] = [];
-  for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
-    found = [];
+  const live = async () => {
+    const found: number[] = [];
     for (const entry of await readdir('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
@@ -51,10 +49,9 @@ async function processesMentioning(jobId: string): Promise<number[]> {
       const zombie = stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
       if (cmdline.includes(jobId) && !zombie) found.push(Number(entry));
     }
-    if (found.length === 0) return found;
-    await sleep(50);
-  }
-  return found;
+    return found;
+  };
+  return settled(live, (found) => found.length === 0);
 }
 
 describe('a job over its time budget', () => {

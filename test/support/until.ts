@@ -22,3 +22,21 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * Reads a value until `isDone` accepts it, polling, and returns the last one read: for a wait whose caller
+ * asserts on what is left (processes still alive) with its own message. Like `until`, the hang guard is the
+ * only limit, and how long it takes never fails a test.
+ */
+export async function settled<T>(
+  read: () => Promise<T>,
+  isDone: (value: T) => boolean,
+  everyMs = 50,
+): Promise<T> {
+  const guard = performance.now() + HANG_GUARD_MS;
+  for (;;) {
+    const value = await read();
+    if (isDone(value) || performance.now() > guard) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

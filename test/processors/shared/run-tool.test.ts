@@ -8,7 +8,6 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PressoError } from '../../../src/errors/catalog.ts';
 import { Deadline } from '../../../src/processors/shared/deadline.ts';
 import { publicDetail } from '../../../src/processors/shared/public-detail.ts';
@@ -18,7 +17,7 @@ import {
   STREAM_CAP,
   type ToolRun,
 } from '../../../src/processors/shared/run-tool.ts';
-import { scaledMs } from '../../support/time-scale.ts';
+import { settled, until } from '../../support/until.ts';
 
 let workDir: string;
 before(async () => {
@@ -42,17 +41,14 @@ async function isAlive(pid: number): Promise<boolean> {
   }
 }
 
-/** Waits (a safety limit only guards against a hang) until the pids are gone; returns those left. */
+/** Waits until the pids are gone (only a hang guard limits it); returns those left. */
 async function survivors(pids: number[]): Promise<number[]> {
-  for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
-    const alive = [];
-    for (const pid of pids) if (await isAlive(pid)) alive.push(pid);
-    if (alive.length === 0) return [];
-    await sleep(50);
-  }
-  const alive = [];
-  for (const pid of pids) if (await isAlive(pid)) alive.push(pid);
-  return alive;
+  const alive = async () => {
+    const left = [];
+    for (const pid of pids) if (await isAlive(pid)) left.push(pid);
+    return left;
+  };
+  return settled(alive, (left) => left.length === 0);
 }
 
 /**
@@ -81,16 +77,10 @@ const FORKING = (file: string, sleep: string) => `${sleep} & echo started > ${fi
 
 /** The host's pids of the tool's processes once `file` says they run (the shell and its `sleep`). */
 async function startedProcesses(file: string, marker: string): Promise<number[]> {
-  for (const deadline = performance.now() + scaledMs(30_000); performance.now() < deadline; ) {
-    const text = await readFile(join(workDir, file), 'utf8').catch(() => '');
-    if (text !== '') {
-      const pids = await processesWith(marker);
-      assert.ok(pids.length >= 2, `the shell and its sleep run (found ${pids.length})`);
-      return pids;
-    }
-    await sleep(25);
-  }
-  throw new Error(`the tool never wrote ${file}`);
+  await until(() => readFile(join(workDir, file), 'utf8').catch(() => ''), `the tool writing ${file}`, 25);
+  const pids = await processesWith(marker);
+  assert.ok(pids.length >= 2, `the shell and its sleep run (found ${pids.length})`);
+  return pids;
 }
 
 describe('runTool', () => {
