@@ -33,10 +33,14 @@ export async function settled<T>(
   isDone: (value: T) => boolean,
   everyMs = 50,
 ): Promise<T> {
-  const guard = performance.now() + HANG_GUARD_MS;
-  for (;;) {
-    const value = await read();
-    if (isDone(value) || performance.now() > guard) return value;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+  let last!: T;
+  await until(
+    async () => {
+      last = await read();
+      return isDone(last);
+    },
+    'the value to settle',
+    everyMs,
+  ).catch(() => {}); // past the hang guard: the caller asserts on what is left
+  return last;
 }
