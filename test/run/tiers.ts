@@ -55,6 +55,7 @@ export const HEAVY: readonly string[] = [
   'test/processors/image/formats-out.test.ts',
   'test/processors/image/formats.test.ts',
   'test/processors/image/geometry.test.ts',
+  'test/processors/image/guarantee.test.ts',
   'test/processors/image/limits.test.ts',
   'test/processors/image/memory-release.test.ts',
   'test/processors/image/metadata.test.ts',

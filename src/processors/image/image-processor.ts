@@ -29,6 +29,7 @@ import {
   RASTER_OUTPUT_FORMATS,
   type ResolvedImageParams,
 } from './params.ts';
+import { checkScoredPixels } from './quality/whole-score.ts';
 import { openSource } from './source.ts';
 
 // libvips defaults to one worker thread on glibc without jemalloc, which halves AVIF/WebP speed on two
@@ -102,11 +103,13 @@ async function processImage(
   request.signal.throwIfAborted();
 
   const { meta } = source;
-  // Lossless outputs are never scored: no metric scratch to reserve.
+  // Lossless outputs are never scored: no metric scratch to reserve. A lossy output is checked on the whole
+  // image (quality/whole-score.ts), PNG and JXL outputs on the wide mosaic.
+  const [width, height] = [meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0];
   const scored =
     params.compression === 'lossless'
       ? 0
-      : scoredPixels(meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0);
+      : Math.max(scoredPixels(width, height), checkScoredPixels(width, height));
   const release = await budget.acquire(jobShare(meta, source.frames, scored), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   const abandoned: Promise<unknown>[] = [];

@@ -7,7 +7,7 @@
 import type { Sharp } from 'sharp';
 import {
   decodeRgb,
-  mosaic,
+  mosaicLayout,
   mosaicTiles,
   SEARCH_MOSAIC,
   sharpFromRgb,
@@ -15,14 +15,21 @@ import {
   type TileGrid,
 } from '../shared/metric/pixels.ts';
 import { releasePixels, watchPixels } from '../shared/metric/release-pixels.ts';
-import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from '../shared/metric/score.ts';
+import { measureSsimulacra2, SCORE_MOSAIC } from '../shared/metric/score.ts';
 import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
 import { paletteOptions } from './png-tuning.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import { searchQuality } from './quality/search.ts';
-import { type LossyLevel, PROXY_MARGIN, QUALITY_TARGETS, SEARCH_LIMITS } from './quality/targets.ts';
+import {
+  GUARANTEE_MARGIN,
+  type LossyLevel,
+  PROXY_MARGIN,
+  QUALITY_TARGETS,
+  SEARCH_LIMITS,
+} from './quality/targets.ts';
+import { scoreWholeOutput } from './quality/whole-score.ts';
 import { searchStart } from './search-model.ts';
 
 /** What the search did, for the benchmark and tests. */
@@ -30,7 +37,7 @@ export interface TuningReport {
   quality?: number;
   trials: number;
   proxyScore?: number;
-  /** Score of the output itself (wide mosaic), where it was measured. */
+  /** Score of the output itself (whole image), where it was measured. */
   outputScore?: number;
   fallback?: 'near-lossless' | 'lossless';
 }
@@ -121,15 +128,19 @@ export interface LossyReference {
   /** Flattened on white (JPEG of an alpha input): only JPEG may use such a reference. */
   flattened: boolean;
   proxy: TileGrid;
-  wide: RgbImage;
+  /**
+   * The decoded reference, kept when it is small (up to the old 3.5 MP scoring mosaic's size); a larger one
+   * is decoded again for each output check rather than held beside the encoder's copy.
+   */
+  whole: RgbImage | undefined;
   memos: Map<LossyFormat, TrialMemo>;
 }
 
 export async function lossyReference(pipeline: Sharp, flatten: boolean): Promise<LossyReference> {
-  const { proxy, wide, dropped } = await decodeReferenceTiles(pipeline, flatten);
+  const { proxy, whole, dropped } = await decodeReferenceTiles(pipeline, flatten);
   // Only the tiles are kept: the decoded image is freed now, not while the output is encoded.
   await releasePixels(dropped);
-  return { flattened: flatten, proxy, wide, memos: new Map() };
+  return { flattened: flatten, proxy, whole, memos: new Map() };
 }
 
 /** The tiles of the decoded reference; the decode itself is unreachable once this returns. */
@@ -183,8 +194,9 @@ function memoOf(reference: LossyReference, format: LossyFormat): TrialMemo {
   return memo;
 }
 
-function referenceTiles(reference: RgbImage): { proxy: TileGrid; wide: RgbImage } {
-  return { proxy: proxyTiles(reference), wide: mosaic(reference, SCORE_MOSAIC) };
+function referenceTiles(reference: RgbImage): { proxy: TileGrid; whole: RgbImage | undefined } {
+  const small = mosaicLayout(reference.width, reference.height, SCORE_MOSAIC) === undefined;
+  return { proxy: proxyTiles(reference), whole: small ? reference : undefined };
 }
 
 /** The search proxy as tiles (the whole image as one tile when it is small). */
@@ -203,12 +215,16 @@ export async function tunedLossy(
   const flatten = format === 'jpeg' && context.hasAlpha;
   const shared = context.reference?.flattened === flatten ? context.reference : undefined;
   // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
-  const { proxy, wide } = shared ?? (await lossyReference(pipeline, flatten));
+  const { proxy, whole } = shared ?? (await lossyReference(pipeline, flatten));
   const memo = shared === undefined ? new Map() : memoOf(shared, format);
+  // The guarantee: the whole output, as Debian's decoders decode it, scored by the reference metric
+  // (quality/whole-score.ts, GUARANTEE_MARGIN).
+  const scoreOutput = async (buffer: Buffer) =>
+    scoreWholeOutput(whole ?? (await referencePixels(pipeline, flatten)), await decodeRgb(buffer));
   const result = await checkedSearch({
-    target: QUALITY_TARGETS[level],
+    target: QUALITY_TARGETS[level] + GUARANTEE_MARGIN,
     signal,
-    exactProxy: proxy.tiles[0] === wide,
+    exactProxy: proxy.tiles[0] === whole,
     ceiling: LOSSY_RANGES[format][level].max,
     search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
     lastResort: async (quality: number) => {
@@ -217,7 +233,7 @@ export async function tunedLossy(
         return {
           output: buffer,
           size: buffer.length,
-          score: await scoreEncodedAgainstMosaic(wide, buffer, format),
+          score: await scoreOutput(buffer),
         };
       };
       const base = { level, hasAlpha: context.hasAlpha, quality };
@@ -226,20 +242,21 @@ export async function tunedLossy(
       // WebP: near-lossless keeps every pixel within a few levels, so it scores far above any target (the
       // stronger preprocessing first: it is the smaller file).
       const near = await encode({ ...base, nearLossless: WEBP_NEAR_LOSSLESS_LAST_RESORT });
-      return near.score >= QUALITY_TARGETS[level] ? near : encode({ ...base, nearLossless: 100 });
+      return near.score >= QUALITY_TARGETS[level] + GUARANTEE_MARGIN
+        ? near
+        : encode({ ...base, nearLossless: 100 });
     },
     produce: async (quality) => {
       const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
       const buffer = await encoder.toBuffer();
       // The proxy was the whole image and encoded these very bytes: its score is the output's score
-      // (the wide mosaic of an image this small is the image itself). Saves a decode and a score.
+      // (scored whole, exactly as the check would). Saves a decode and a score.
       const trial = memo.get(quality);
-      const same = trial?.encoded?.equals(buffer) === true && proxy.tiles[0] === wide;
+      const same = trial?.encoded?.equals(buffer) === true && proxy.tiles[0] === whole;
       return {
         output: buffer,
         size: buffer.length,
-        score:
-          same && trial !== undefined ? trial.score : await scoreEncodedAgainstMosaic(wide, buffer, format),
+        score: same && trial !== undefined ? trial.score : await scoreOutput(buffer),
       };
     },
   });
