@@ -7,6 +7,7 @@ import { rm, stat, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
 import { scoreOutput } from '../../src/processors/shared/metric/score.ts';
+import { auditScore } from '../../test/support/debian-decoders.ts';
 import type { PressoRun, PressoWorkers } from './cpu.ts';
 import {
   avifenc,
@@ -30,7 +31,17 @@ export interface Row {
   kind?: string;
   inputBytes: number;
   pixels: number;
-  presso: { bytes: number; score: number; cpuMs: number; wallMs: number; outputFormat: string };
+  presso: {
+    bytes: number;
+    score: number;
+    /** The guarantee's score: whole image, output and source decoded by Debian's decoders (issue 25). */
+    auditScore?: number;
+    cpuMs: number;
+    /** The floor: one encode of the output's format and one whole-output score (search-floor.ts). */
+    floorCpuMs?: number;
+    wallMs: number;
+    outputFormat: string;
+  };
   peers: Record<string, PeerResult | undefined>;
   /** The peer whose one encode at the matched setting is this row's CPU reference. */
   cpuPeer?: string;
@@ -66,10 +77,12 @@ async function inputFacts(file: string) {
   return { inputBytes: (await stat(file)).size, pixels: (meta.width ?? 0) * (meta.height ?? 0) };
 }
 
-const pressoFields = (run: PressoRun, score: number) => ({
+const pressoFields = (run: PressoRun, score: number, audit: number) => ({
   bytes: run.bytes,
   score,
+  auditScore: audit,
   cpuMs: run.cpuMs,
+  floorCpuMs: run.floorCpuMs,
   wallMs: run.wallMs,
   outputFormat: run.format,
 });
@@ -77,7 +90,8 @@ const pressoFields = (run: PressoRun, score: number) => ({
 const t0 = performance.now();
 const log = (row: Row) =>
   console.error(
-    `[${((performance.now() - t0) / 60_000).toFixed(1)} min] ${row.format} ${row.level} ${row.file}: ${row.presso.bytes} B, score ${row.presso.score.toFixed(1)}, ` +
+    `[${((performance.now() - t0) / 60_000).toFixed(1)} min] ${row.format} ${row.level} ${row.file}: ${row.presso.bytes} B, score ${row.presso.score.toFixed(1)} ` +
+      `(Debian decoders, whole: ${row.presso.auditScore?.toFixed(2)}), ` +
       `${(row.presso.cpuMs / 1000).toFixed(2)} CPU-s`,
   );
 
@@ -97,6 +111,7 @@ export async function jpegCases(ctx: BenchContext, file: string, levels: readonl
   for (const level of levels) {
     const run = await presso(ctx, file, { compression: level });
     const score = await scoreOutput(ref, run.path);
+    const audit = await auditScore(file, run.path, run.format);
     await rm(run.path, { force: true });
     const matched: Row['peers'] = {};
     for (const [i, peer] of peers.entries())
@@ -106,7 +121,7 @@ export async function jpegCases(ctx: BenchContext, file: string, levels: readonl
       level,
       file: ctx.label(file),
       ...facts,
-      presso: pressoFields(run, score),
+      presso: pressoFields(run, score, audit.score),
       peers: matched,
       cpuPeer: peers[0]!.name,
     };
@@ -133,6 +148,7 @@ export async function pngCases(
     const run = await presso(ctx, file, { compression: level });
     // The file itself is the reference: decodeRgb colour-manages its gAMA/cHRM/iCCP like the reference tool.
     const score = await scoreOutput(file, run.path);
+    const audit = await auditScore(file, run.path, run.format);
     await rm(run.path, { force: true });
     const quant = await matchPeer(file, score, peer, ctx.tmp, 'png', memo);
     const best = quant && quant.bytes < lossless.bytes ? quant : lossless;
@@ -143,7 +159,7 @@ export async function pngCases(
       file: ctx.label(file),
       kind,
       ...facts,
-      presso: pressoFields(run, score),
+      presso: pressoFields(run, score, audit.score),
       peers: { [peer.name]: best },
       cpuPeer: peer.name,
       returnsInput,
@@ -176,13 +192,14 @@ export async function lossyCases(
   ] as const) {
     const run = await presso(ctx, file, { compression: 'high', format });
     const score = await scoreOutput(ref, run.path);
+    const audit = await auditScore(file, run.path, run.format);
     await rm(run.path, { force: true });
     const row: Row = {
       format,
       level: 'high',
       file: ctx.label(file),
       ...facts,
-      presso: pressoFields(run, score),
+      presso: pressoFields(run, score, audit.score),
       peers: { [peer.name]: await matchPeer(ref, score, peer, ctx.tmp, format) },
       cpuPeer: peer.name,
     };
@@ -191,6 +208,7 @@ export async function lossyCases(
   }
   const auto = await presso(ctx, file, { compression: 'high', format: 'auto' });
   const autoScore = await scoreOutput(ref, auto.path);
+  const autoAudit = await auditScore(file, auto.path, auto.format);
   await rm(auto.path, { force: true });
   const candidateCpuMs: Record<string, number> = Object.fromEntries(
     rows.map((r) => [r.format, r.presso.cpuMs]),
@@ -203,7 +221,7 @@ export async function lossyCases(
     level: 'high',
     file: ctx.label(file),
     ...facts,
-    presso: pressoFields(auto, autoScore),
+    presso: pressoFields(auto, autoScore, autoAudit.score),
     peers: { 'input file': { bytes: facts.inputBytes, score: Number.NaN, q: 0, cpuMs: 0, trials: 0 } },
     candidateCpuMs,
   };

@@ -71,6 +71,8 @@ export interface PressoRun {
   bytes: number;
   cpuMs: number;
   wallMs: number;
+  /** One encode of the output's format plus one whole-output score (search-floor.ts); lossy formats only. */
+  floorCpuMs?: number;
 }
 
 interface Pending {
