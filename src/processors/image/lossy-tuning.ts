@@ -23,7 +23,7 @@ import { paletteOptions } from './png-tuning.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import { searchQuality } from './quality/search.ts';
 import {
-  GUARANTEE_MARGIN,
+  guaranteeMargin,
   type LossyLevel,
   PROXY_MARGIN,
   QUALITY_TARGETS,
@@ -107,7 +107,10 @@ function searchOnProxy(
   const range = LOSSY_RANGES[format][level];
   // Start and slope fitted on the corpus (search-model.ts): fewer trials to the same kind of answer.
   const { start, slope } = searchStart(format, level);
+  // A proxy that is the whole image: each trial is a full output, so a pass within half a step ends it.
+  const exitWithin = proxy.tiles.length === 1 ? slope / 2 : undefined;
   return searchQuality({
+    exitWithin,
     signal,
     min: range.min,
     max: range.max,
@@ -218,11 +221,11 @@ export async function tunedLossy(
   const { proxy, whole } = shared ?? (await lossyReference(pipeline, flatten));
   const memo = shared === undefined ? new Map() : memoOf(shared, format);
   // The guarantee: the whole output, as Debian's decoders decode it, scored by the reference metric
-  // (quality/whole-score.ts, GUARANTEE_MARGIN).
+  // (quality/whole-score.ts, quality/targets.ts guaranteeMargin).
   const scoreOutput = async (buffer: Buffer) =>
     scoreWholeOutput(whole ?? (await referencePixels(pipeline, flatten)), await decodeRgb(buffer));
   const result = await checkedSearch({
-    target: QUALITY_TARGETS[level] + GUARANTEE_MARGIN,
+    target: QUALITY_TARGETS[level] + guaranteeMargin(format),
     signal,
     exactProxy: proxy.tiles[0] === whole,
     ceiling: LOSSY_RANGES[format][level].max,
@@ -242,7 +245,7 @@ export async function tunedLossy(
       // WebP: near-lossless keeps every pixel within a few levels, so it scores far above any target (the
       // stronger preprocessing first: it is the smaller file).
       const near = await encode({ ...base, nearLossless: WEBP_NEAR_LOSSLESS_LAST_RESORT });
-      return near.score >= QUALITY_TARGETS[level] + GUARANTEE_MARGIN
+      return near.score >= QUALITY_TARGETS[level] + guaranteeMargin(format)
         ? near
         : encode({ ...base, nearLossless: 100 });
     },

@@ -28,7 +28,7 @@ export interface CheckedSearchOptions<T> {
   signal?: AbortSignal;
   /**
    * The proxy is the whole image (a small image is its own proxy): its score is the output's, so the
-   * search aims at the calibrated margin at once instead of the proxy margin (one re-aimed round less).
+   * search aims at the target itself instead of the proxy margin (one re-aimed round less).
    */
   exactProxy?: boolean;
   /** The highest quality of the encoder's range: the last resort when no round's output meets the target. */
@@ -52,7 +52,8 @@ export interface CheckedSearchResult<T> {
 
 export async function checkedSearch<T>(options: CheckedSearchOptions<T>): Promise<CheckedSearchResult<T>> {
   const { target } = options;
-  let aim = target + (options.exactProxy ? CALIBRATION_MARGIN : PROXY_MARGIN);
+  // An exact proxy's score is the output's: the target (which carries the guarantee's margin) is the aim.
+  let aim = target + (options.exactProxy ? 0 : PROXY_MARGIN);
   let best: (CheckedSearchResult<T> & { size: number }) | undefined;
   let trials = 0;
   for (let round = 0; round < ROUNDS; round++) {

@@ -28,6 +28,13 @@ export interface QualitySearchOptions {
    */
   slope?: number;
   maxTrials: number;
+  /**
+   * Early exit: a passing trial within this many points of the target ends the search without confirming
+   * its lower neighbour (issue 25). Worth it where a trial is a whole output (a small image is its own
+   * proxy, so each trial costs as much as the floor of a verified output); at half the slope per step, the
+   * neighbour would score below the target unless the curve is locally half as steep as the corpus's.
+   */
+  exitWithin?: number;
   /** Encodes the proxy at `quality` and returns its score. */
   trial(quality: number): Promise<number>;
   /** Checked before every trial: a job past its deadline or cancelled stops searching at once. */
@@ -62,6 +69,7 @@ export async function searchQuality(options: QualitySearchOptions): Promise<Qual
     if (score >= options.target) {
       if (best === undefined || quality < best.quality) best = { quality, score };
       hi = quality - 1;
+      if (options.exitWithin !== undefined && score - options.target <= options.exitWithin) break;
     } else {
       if (worst === undefined || quality > worst.quality) worst = { quality, score };
       lo = quality + 1;
