@@ -17,6 +17,7 @@ import {
 import { releasePixels, watchPixels } from '../shared/metric/release-pixels.ts';
 import { measureSsimulacra2, SCORE_MOSAIC, scoreEncodedAgainstMosaic } from '../shared/metric/score.ts';
 import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
+import type { ChildEncoder } from './encode-process.ts';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
 import { paletteOptions } from './png-tuning.ts';
@@ -196,10 +197,17 @@ function proxyTiles(reference: RgbImage): TileGrid {
 export async function tunedLossy(
   pipeline: Sharp,
   format: LossyFormat,
-  context: { level: LossyLevel; hasAlpha: boolean; signal?: AbortSignal; reference?: LossyReference },
+  context: {
+    level: LossyLevel;
+    hasAlpha: boolean;
+    signal?: AbortSignal;
+    reference?: LossyReference;
+    /** Encodes the whole image out of process when it is too large for this one (encode-process.ts). */
+    child?: ChildEncoder;
+  },
   report: TuningReport,
 ): Promise<EncodedOutput> {
-  const { level, signal } = context;
+  const { level, signal, child } = context;
   const flatten = format === 'jpeg' && context.hasAlpha;
   const shared = context.reference?.flattened === flatten ? context.reference : undefined;
   // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
@@ -212,14 +220,7 @@ export async function tunedLossy(
     ceiling: LOSSY_RANGES[format][level].max,
     search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
     lastResort: async (quality: number) => {
-      const encode = async (options: EncodeContext) => {
-        const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
-        return {
-          output: buffer,
-          size: buffer.length,
-          score: await scoreEncodedAgainstMosaic(wide, buffer, format),
-        };
-      };
+      const encode = (options: EncodeContext) => wholeOutput(pipeline, format, options, wide, child);
       const base = { level, hasAlpha: context.hasAlpha, quality };
       if (format === 'jpeg') return encode({ ...base, fullChroma: true });
       if (format === 'avif') return encode(base); // already 4:4:4: nothing else to try
@@ -229,23 +230,43 @@ export async function tunedLossy(
       return near.score >= QUALITY_TARGETS[level] ? near : encode({ ...base, nearLossless: 100 });
     },
     produce: async (quality) => {
-      const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
-      const buffer = await encoder.toBuffer();
+      const options = { level, hasAlpha: context.hasAlpha, quality };
       // The proxy was the whole image and encoded these very bytes: its score is the output's score
       // (the wide mosaic of an image this small is the image itself). Saves a decode and a score.
       const trial = memo.get(quality);
-      const same = trial?.encoded?.equals(buffer) === true && proxy.tiles[0] === wide;
-      return {
-        output: buffer,
-        size: buffer.length,
-        score:
-          same && trial !== undefined ? trial.score : await scoreEncodedAgainstMosaic(wide, buffer, format),
-      };
+      const known = proxy.tiles[0] === wide ? trial : undefined;
+      return wholeOutput(pipeline, format, options, wide, child, known);
     },
   });
   report.trials += result.trials;
   report.quality = result.quality;
   report.proxyScore = result.proxyScore;
   report.outputScore = result.score;
-  return bufferedOutput(result.output);
+  return result.output;
+}
+
+/**
+ * One whole-image encode with `options`, scored on the wide mosaic: in the child process when it would
+ * hold more than the service may (encode-process.ts), here otherwise. `known` is the proxy trial of the
+ * same settings when the proxy is the whole image: its bytes, if the same, have its score.
+ */
+async function wholeOutput(
+  pipeline: Sharp,
+  format: LossyFormat,
+  options: EncodeContext,
+  wide: RgbImage,
+  child: ChildEncoder | undefined,
+  known?: { score: number; encoded: Buffer | undefined },
+): Promise<{ output: EncodedOutput; size: number; score: number }> {
+  if (child?.wants(options)) {
+    const done = await child.encode(options, wide);
+    return { output: done.output, size: done.size, score: done.score ?? Number.NEGATIVE_INFINITY };
+  }
+  const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
+  const same = known?.encoded?.equals(buffer) === true;
+  return {
+    output: bufferedOutput(buffer),
+    size: buffer.length,
+    score: same && known !== undefined ? known.score : await scoreEncodedAgainstMosaic(wide, buffer, format),
+  };
 }
