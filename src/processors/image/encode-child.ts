@@ -29,7 +29,10 @@ sharp.cache(false);
 async function encode(job: ChildEncodeJob): Promise<{ size: number; score: number | null }> {
   const { source, pipeline, format, encode: options, output, reference } = job;
   const deadline = new Deadline(pipeline.remainingMs, 'the image');
-  const image = buildPipeline(source, { ...pipeline, deadline });
+  const image = buildPipeline(
+    { ...source, inputMeta: source.meta, svg: undefined },
+    { ...pipeline, deadline },
+  );
   const buffer = await applyEncoder(image, format, options).toBuffer();
   await writeFile(output, buffer);
   if (reference === undefined) return { size: buffer.length, score: null };

@@ -10,7 +10,8 @@ import type { PipelineOptions } from './pipeline.ts';
 import type { ImageSource } from './source.ts';
 
 export interface ChildEncodeJob {
-  source: ImageSource;
+  /** What the pipeline reads of the source: not the input's own header nor the sanitised SVG's text. */
+  source: Omit<ImageSource, 'inputMeta' | 'svg'>;
   /** The pipeline's options, the deadline as the milliseconds left of it. */
   pipeline: Omit<PipelineOptions, 'deadline'> & { remainingMs: number };
   format: ChildFormat;

@@ -52,6 +52,8 @@ export function childEncoder(ctx: OutputContext, format: RasterFormat): ChildEnc
   const { source, params, limits } = ctx;
   const frames = source.animated && canAnimate(format) ? source.frames : 1;
   const pixels = outputPixels(source.meta, frames, params);
+  // What the child's pipeline reads of the source (not the input's header again, nor an SVG's text).
+  const { inputMeta: _, svg: __, ...read } = source;
   const references = new WeakMap<RgbImage, Promise<NonNullable<ChildEncodeJob['reference']>>>();
   /**
    * Files written and not yet kept or removed: keeping one output removes the others (search rounds that
@@ -75,7 +77,7 @@ export function childEncoder(ctx: OutputContext, format: RasterFormat): ChildEnc
       const output = join(ctx.request.workDir, `encode-${randomUUID()}.${extensionOf(format)}`);
       const { deadline, ...pipeline } = pipelineOptionsFor(ctx, format);
       const job: ChildEncodeJob = {
-        source,
+        source: read,
         // libvips' own stop comes after the runner's kill at the deadline, which reports it as such.
         pipeline: { ...pipeline, remainingMs: deadline.remainingMs() + DEADLINE_SLACK_MS },
         format,
