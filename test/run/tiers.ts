@@ -51,6 +51,7 @@ export const HEAVY: readonly string[] = [
   // CPU: more than FAST_CPU_MS of work (quality searches: many encodes, each scored by the metric)
   'test/processors/image/compression.test.ts',
   'test/processors/image/determinism.test.ts',
+  'test/processors/image/encode-child.test.ts',
   'test/processors/image/formats-in.test.ts',
   'test/processors/image/formats-out.test.ts',
   'test/processors/image/formats.test.ts',

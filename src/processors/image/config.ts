@@ -59,6 +59,24 @@ export const imageConfig = section(
         'for lossy outputs; larger jobs take turns. Must hold PRESSO_IMAGE_MAX_PIXELS as 8-bit RGBA ' +
         '(8 bytes per pixel)',
     }),
+    /**
+     * An output whose encoder (and whole-output score) would hold more than this, estimated from its pixels
+     * (encoder-memory.ts), is encoded and scored in a child process (encode-process.ts), so the service
+     * stays under its 512 MB target whatever the image: 512 MB less the ~190 MB the server holds while a
+     * large image's search runs.
+     */
+    encodeInProcessBytes: bytes('PRESSO_IMAGE_ENCODE_IN_PROCESS', {
+      default: 320_000_000,
+      doc:
+        'Encoder working set above which a JPEG, WebP, AVIF, GIF or TIFF output is encoded (and its quality ' +
+        'checked) in a sandboxed child process instead of the service process, estimated from its pixels ' +
+        'and format; 0 sends all of them there',
+    }),
+    /** Node starts under about 0.8 GiB of RLIMIT_DATA; an AVIF of 50 MP takes ~1 GB more (libheif/aom). */
+    encodeChildMemory: bytes('PRESSO_IMAGE_ENCODE_CHILD_MEMORY', {
+      default: 3 * 1024 ** 3,
+      doc: 'Memory limit (RLIMIT_DATA) of that child process; an encode that needs more fails with a 422',
+    }),
   },
   (v) => {
     if (v.memoryInFlight < largestImageShare(v)) {

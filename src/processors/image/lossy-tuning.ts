@@ -17,6 +17,7 @@ import {
 import { releasePixels, watchPixels } from '../shared/metric/release-pixels.ts';
 import { measureSsimulacra2, SCORE_MOSAIC } from '../shared/metric/score.ts';
 import type { RgbImage } from '../shared/metric/ssimulacra2.ts';
+import type { ChildEncoder } from './encode-process.ts';
 import { bufferedOutput, type EncodedOutput } from './encoded-output.ts';
 import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from './encoders.ts';
 import { paletteOptions } from './png-tuning.ts';
@@ -29,7 +30,7 @@ import {
   QUALITY_TARGETS,
   SEARCH_LIMITS,
 } from './quality/targets.ts';
-import { scoreWholeOutput } from './quality/whole-score.ts';
+import { referencePixels, scoreWholeOutput } from './quality/whole-score.ts';
 import { searchStart } from './search-model.ts';
 
 /** What the search did, for the benchmark and tests. */
@@ -40,12 +41,6 @@ export interface TuningReport {
   /** Score of the output itself (whole image), where it was measured. */
   outputScore?: number;
   fallback?: 'near-lossless' | 'lossless';
-}
-
-/** Pixels the output will be scored against (JPEG has no alpha: flattened on white first). */
-async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbImage> {
-  const source = flatten ? pipeline.clone().flatten({ background: '#ffffff' }) : pipeline.clone();
-  return decodeRgb(source);
 }
 
 /**
@@ -211,61 +206,74 @@ function proxyTiles(reference: RgbImage): TileGrid {
 export async function tunedLossy(
   pipeline: Sharp,
   format: LossyFormat,
-  context: { level: LossyLevel; hasAlpha: boolean; signal?: AbortSignal; reference?: LossyReference },
+  context: {
+    level: LossyLevel;
+    hasAlpha: boolean;
+    signal?: AbortSignal;
+    reference?: LossyReference;
+    /** Encodes the whole image out of process when it is too large for this one (encode-process.ts). */
+    child?: ChildEncoder;
+  },
   report: TuningReport,
 ): Promise<EncodedOutput> {
-  const { level, signal } = context;
+  const { level, signal, child } = context;
   const flatten = format === 'jpeg' && context.hasAlpha;
   const shared = context.reference?.flattened === flatten ? context.reference : undefined;
   // Only the tiles are kept: the whole decoded reference would sit in memory beside the encoder's.
   const { proxy, whole } = shared ?? (await lossyReference(pipeline, flatten));
   const memo = shared === undefined ? new Map() : memoOf(shared, format);
+  const target = QUALITY_TARGETS[level] + guaranteeMargin(format);
   // The guarantee: the whole output, as Debian's decoders decode it, scored by the reference metric
   // (quality/whole-score.ts, quality/targets.ts guaranteeMargin).
   const scoreOutput = async (buffer: Buffer) =>
     scoreWholeOutput(whole ?? (await referencePixels(pipeline, flatten)), await decodeRgb(buffer));
+  /**
+   * One whole-image encode with `options`, scored on the whole image: in the child process when it would
+   * hold more than the service may (encode-process.ts), here otherwise. `known` is the proxy trial of the
+   * same settings when the proxy is the whole image: its bytes, if the same, have its score.
+   */
+  const wholeOutput = async (
+    options: EncodeContext,
+    known?: { score: number; encoded: Buffer | undefined },
+  ): Promise<{ output: EncodedOutput; size: number; score: number }> => {
+    if (child?.wants(options, true)) {
+      const done = await child.encode(options, { flatten });
+      return { output: done.output, size: done.size, score: done.score ?? Number.NEGATIVE_INFINITY };
+    }
+    const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
+    const same = known?.encoded?.equals(buffer) === true;
+    return {
+      output: bufferedOutput(buffer),
+      size: buffer.length,
+      score: same && known !== undefined ? known.score : await scoreOutput(buffer),
+    };
+  };
   const result = await checkedSearch({
-    target: QUALITY_TARGETS[level] + guaranteeMargin(format),
+    target,
     signal,
     exactProxy: proxy.tiles[0] === whole,
     ceiling: LOSSY_RANGES[format][level].max,
     search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
     lastResort: async (quality: number) => {
-      const encode = async (options: EncodeContext) => {
-        const buffer = await applyEncoder(pipeline.clone(), format, options).toBuffer();
-        return {
-          output: buffer,
-          size: buffer.length,
-          score: await scoreOutput(buffer),
-        };
-      };
       const base = { level, hasAlpha: context.hasAlpha, quality };
-      if (format === 'jpeg') return encode({ ...base, fullChroma: true });
-      if (format === 'avif') return encode(base); // already 4:4:4: nothing else to try
+      if (format === 'jpeg') return wholeOutput({ ...base, fullChroma: true });
+      if (format === 'avif') return wholeOutput(base); // already 4:4:4: nothing else to try
       // WebP: near-lossless keeps every pixel within a few levels, so it scores far above any target (the
       // stronger preprocessing first: it is the smaller file).
-      const near = await encode({ ...base, nearLossless: WEBP_NEAR_LOSSLESS_LAST_RESORT });
-      return near.score >= QUALITY_TARGETS[level] + guaranteeMargin(format)
-        ? near
-        : encode({ ...base, nearLossless: 100 });
+      const near = await wholeOutput({ ...base, nearLossless: WEBP_NEAR_LOSSLESS_LAST_RESORT });
+      return near.score >= target ? near : wholeOutput({ ...base, nearLossless: 100 });
     },
     produce: async (quality) => {
-      const encoder = applyEncoder(pipeline.clone(), format, { level, hasAlpha: context.hasAlpha, quality });
-      const buffer = await encoder.toBuffer();
       // The proxy was the whole image and encoded these very bytes: its score is the output's score
       // (scored whole, exactly as the check would). Saves a decode and a score.
       const trial = memo.get(quality);
-      const same = trial?.encoded?.equals(buffer) === true && proxy.tiles[0] === whole;
-      return {
-        output: buffer,
-        size: buffer.length,
-        score: same && trial !== undefined ? trial.score : await scoreOutput(buffer),
-      };
+      const known = proxy.tiles[0] === whole ? trial : undefined;
+      return wholeOutput({ level, hasAlpha: context.hasAlpha, quality }, known);
     },
   });
   report.trials += result.trials;
   report.quality = result.quality;
   report.proxyScore = result.proxyScore;
   report.outputScore = result.score;
-  return bufferedOutput(result.output);
+  return result.output;
 }

@@ -10,7 +10,7 @@ import type { BudgetRace } from '../shared/within-budget.ts';
 import type { ImageLimits } from './config.ts';
 import { canAnimate, canHoldAlpha } from './encoders.ts';
 import type { OutputFormat, RasterFormat, ResolvedImageParams } from './params.ts';
-import { buildPipeline } from './pipeline.ts';
+import { buildPipeline, type PipelineOptions } from './pipeline.ts';
 import { toInputError } from './pipeline-errors.ts';
 import type { ImageSource } from './source.ts';
 
@@ -52,7 +52,12 @@ export function hasGeometry(params: ResolvedImageParams): boolean {
 }
 
 export function pipelineFor(ctx: OutputContext, format: OutputFormat) {
-  return buildPipeline(ctx.source, {
+  return buildPipeline(ctx.source, pipelineOptionsFor(ctx, format));
+}
+
+/** What `pipelineFor` builds the pipeline of `format` from (the encoder's child builds the same). */
+export function pipelineOptionsFor(ctx: OutputContext, format: OutputFormat): PipelineOptions {
+  return {
     limits: ctx.limits,
     deadline: ctx.deadline,
     // Formats without animation get the first frame only.
@@ -62,7 +67,7 @@ export function pipelineFor(ctx: OutputContext, format: OutputFormat) {
     metadata: ctx.params.metadata,
     alphaOutput: formatCanHoldAlpha(format),
     deepOutput: format === 'png' || format === 'tiff' || format === 'jxl',
-  });
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withinBudget } from '../shared/within-budget.ts';
 import { optimiseGif } from './codecs/gifsicle.ts';
+import { childEncoder } from './encode-process.ts';
 import { encodeIconOutput, encodeJxlOutput, losslessJpeg, writeSvgOutput } from './encode-special.ts';
 import { canAnimate, canHoldAlpha, type LossyFormat } from './encoders.ts';
 import { type LossyReference, lossyReference, probeLossy, probePalette } from './lossy-tuning.ts';
@@ -71,6 +72,8 @@ async function encodeRaster(
     animated: ctx.source.animated && canAnimate(format),
     signal: AbortSignal.any([ctx.request.signal, ctx.deadline.signal]),
     reference,
+    // A whole-image encode that would take the service past its memory target runs in a child.
+    child: childEncoder(ctx, format),
   });
   const encoder = await withinBudget(search, budgetRace(ctx));
   const info = await withinBudget(encoder.toFile(path), budgetRace(ctx));

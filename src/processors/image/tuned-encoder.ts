@@ -4,6 +4,7 @@
  * qualities take the plain settings of encoders.ts.
  */
 import type { Sharp } from 'sharp';
+import { type ChildEncoder, isChildFailure } from './encode-process.ts';
 import type { EncodedOutput } from './encoded-output.ts';
 import { applyEncoder, type EncodeContext } from './encoders.ts';
 import { type LossyReference, type TuningReport, tunedLossy } from './lossy-tuning.ts';
@@ -22,6 +23,8 @@ export interface TunedEncodeContext extends EncodeContext {
   signal?: AbortSignal;
   /** The decoded reference shared by the candidates of `format: auto` (decoded once for all of them). */
   reference?: LossyReference;
+  /** Encodes the whole image out of process when it is too large for this one (encode-process.ts). */
+  child?: ChildEncoder;
 }
 
 /**
@@ -49,15 +52,29 @@ export async function applyTunedEncoder(
     }
   }
   if (level === 'lossless' || context.animated || context.quality !== undefined) {
-    return applyEncoder(pipeline, format, context);
+    return plainEncoder(pipeline, format, context);
   }
   try {
     if (format === 'jpeg' || format === 'webp' || format === 'avif') {
       return await tunedLossy(pipeline, format, { ...context, level }, report);
     }
-  } catch {
-    // As above: a stopped job stops, a decode problem surfaces from the plain encoder.
+  } catch (error) {
+    // As above: a stopped job stops, a decode problem surfaces from the plain encoder. The child's
+    // failure (its memory limit) is final: the plain settings would fail there the same way.
     context.signal?.throwIfAborted();
+    if (isChildFailure(error)) throw error;
   }
+  return plainEncoder(pipeline, format, context);
+}
+
+/** The format's plain settings, encoded in the child process when the image is too large for this one. */
+async function plainEncoder(
+  pipeline: Sharp,
+  format: RasterFormat,
+  context: TunedEncodeContext,
+): Promise<EncodedOutput> {
+  const { level, hasAlpha, quality, fullChroma, nearLossless } = context;
+  const settings: EncodeContext = { level, hasAlpha, quality, fullChroma, nearLossless };
+  if (context.child?.wants(settings)) return (await context.child.encode(settings)).output;
   return applyEncoder(pipeline, format, context);
 }

@@ -14,6 +14,8 @@
  * only a band's inner rows while blurring over margins around it (the metric's next change).
  */
 import { createRequire } from 'node:module';
+import type { Sharp } from 'sharp';
+import { decodeRgb } from '../../shared/metric/pixels.ts';
 import { BLUR_CONSTANTS } from '../../shared/metric/recursive-gaussian.ts';
 import { measureSsimulacra2 } from '../../shared/metric/score.ts';
 import {
@@ -25,6 +27,8 @@ import {
 } from '../../shared/metric/ssimulacra2.ts';
 import { ADDON_PATH, nativeSsimulacra2LoadError } from '../../shared/metric/ssimulacra2-native.ts';
 
+/** Bytes of metric planes one call holds per pixel scored (378 MB at WHOLE_SCORE_PIXELS). */
+export const METRIC_BYTES_PER_PIXEL = 30;
 /** Largest image scored in one call: 4000 × 3000 and a little more (378 MB of metric planes). */
 export const WHOLE_SCORE_PIXELS = 12_600_000;
 /** Pixels per band of a larger image (126 MB of metric planes). */
@@ -173,4 +177,10 @@ function withAlpha(image: RgbImage): RgbImage {
   const out = new Uint8Array(n * 4).fill(255);
   for (let i = 0; i < n; i++) out.set(image.data.subarray(i * 3, i * 3 + 3), i * 4);
   return { data: out, width: image.width, height: image.height, channels: 4 };
+}
+
+/** Pixels an output of `pipeline` is scored against (JPEG has no alpha: flattened on white first). */
+export async function referencePixels(pipeline: Sharp, flatten: boolean): Promise<RgbImage> {
+  const source = flatten ? pipeline.clone().flatten({ background: '#ffffff' }) : pipeline.clone();
+  return decodeRgb(source);
 }
