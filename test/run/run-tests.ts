@@ -5,7 +5,7 @@
  * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
  * (default: twice the cores: most of them wait on sockets, databases and timers more than they compute); then
  * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: the cores, as LibreOffice, ffmpeg, Chromium and
- * the quality searches each keep a core busy). At the end: the slowest files, the
+ * the quality searches each keep a core busy). At the end: the slowest and the busiest files, the
  * run's wall and CPU time, and a failure for every file outside the heavy list that started a heavy tool
  * (test/run/probe.ts measures it).
  */
@@ -76,6 +76,11 @@ function report(timings: readonly Timing[], wallMs: number): void {
   console.log(`\n== slowest test files (wall, CPU incl. tools), of ${timings.length}`);
   for (const t of slowest)
     console.log(`${seconds(t.wallMs).padStart(9)} ${seconds(t.cpuMs).padStart(9)}  ${t.file}`);
+  // On a machine shared with other work the wall times say more about the load than about the files.
+  const busiest = [...timings].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, SLOWEST_SHOWN);
+  console.log(`== busiest test files (CPU incl. tools, wall), of ${timings.length}`);
+  for (const t of busiest)
+    console.log(`${seconds(t.cpuMs).padStart(9)} ${seconds(t.wallMs).padStart(9)}  ${t.file}`);
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(
     `== test run: ${seconds(wallMs)} wall, ${seconds(treeCpuMs())} CPU, on ${availableParallelism()} cores ` +
