@@ -90,6 +90,11 @@ export function typedProcessor<R extends TSchema, P>(
   kind: KindProcessor<P>,
 ): Processor {
   const namespace = kind.kind;
+  const optional = defaultsLeftOptional(spec.schema, spec.resolved, namespace);
+  if (optional.length > 0)
+    throw new Error(
+      `the resolved schema of ${namespace} leaves optional what its schema defaults: ${optional}`,
+    );
   return {
     ...kind,
     paramsSchema: spec.schema,
@@ -109,6 +114,26 @@ export function typedProcessor<R extends TSchema, P>(
       return kind.process({ ...request, params: spec.derive(withDefaults) });
     },
   };
+}
+
+/**
+ * The fields `schema` gives a default that `resolved` does not require, inside nested objects too: the typed
+ * parameters would leave them optional, and `derive` would write the default again (`?? 'high'`), a second
+ * place for it to drift. A default on an optional object (`images: {}`) lets the defaults inside it apply
+ * when the caller leaves the object out.
+ */
+export function defaultsLeftOptional(schema: TSchema, resolved: TSchema, path: string): string[] {
+  const properties = (schema as Partial<TObject>).properties;
+  if (properties === undefined) return [];
+  const resolvedObject = resolved as Partial<TObject>;
+  const required = new Set(resolvedObject.required ?? []);
+  return Object.entries(properties).flatMap(([name, property]) => {
+    const field = `${path}.${name}`;
+    const here = 'default' in property && !required.has(name) ? [field] : [];
+    const resolvedProperty = resolvedObject.properties?.[name];
+    if (resolvedProperty === undefined) return here;
+    return [...here, ...defaultsLeftOptional(property, resolvedProperty, field)];
+  });
 }
 
 /** A processor a kind cannot work without (document and bundle need the image processor). */

@@ -5,14 +5,23 @@
  * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
  * (default: twice the cores: most of them wait on sockets, databases and timers more than they compute); then
  * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: the cores, as LibreOffice, ffmpeg, Chromium and
- * the quality searches each keep a core busy). At the end: the slowest files, the
+ * the quality searches each keep a core busy). At the end: the slowest and the busiest files, the
  * run's wall and CPU time, and a failure for every file outside the heavy list that started a heavy tool
  * (test/run/probe.ts measures it).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, globSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  globSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FAST_CPU_MS, isHeavy, tierOf } from './tiers.ts';
 
@@ -20,6 +29,12 @@ const root = resolve(import.meta.dirname, '..', '..');
 const DEFAULT_SET = 'test/**/*.test.ts';
 /** How many of the slowest files the end-of-run table shows (PRESSO_TEST_SLOWEST). */
 const SLOWEST_SHOWN = Number(process.env.PRESSO_TEST_SLOWEST ?? 12);
+
+/**
+ * Each file's wall time in the last runs on this machine (a cache of its own, like node_modules). Files start
+ * longest first: the pool then ends with short files instead of one core running the longest alone.
+ */
+const PAST_TIMINGS = join(root, 'node_modules', '.cache', 'presso-test-timings.json');
 
 interface Timing {
   file: string;
@@ -40,6 +55,35 @@ function testFiles(patterns: readonly string[]): string[] {
     for (const file of matches) if (file.endsWith('.test.ts')) found.add(file);
   }
   return [...found].sort();
+}
+
+function pastWallMs(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(PAST_TIMINGS, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Longest first by the last run. Files never timed come first (one may be long, and it gets timed), the
+ * largest of them first: the size is the only guess there is (Jest's sequencer does the same).
+ */
+function longestFirst(files: readonly string[], past: Record<string, number>): string[] {
+  const key = (file: string) => {
+    const wall = past[file];
+    return wall === undefined ? [1, statSync(resolve(root, file)).size] : [0, wall];
+  };
+  return [...files]
+    .map((file) => ({ file, key: key(file) }))
+    .sort((a, b) => b.key[0]! - a.key[0]! || b.key[1]! - a.key[1]! || a.file.localeCompare(b.file))
+    .map(({ file }) => file);
+}
+
+function rememberWallMs(past: Record<string, number>, timings: readonly Timing[]): void {
+  for (const { file, wallMs } of timings) past[file] = wallMs;
+  mkdirSync(dirname(PAST_TIMINGS), { recursive: true });
+  writeFileSync(PAST_TIMINGS, `${JSON.stringify(past, null, 1)}\n`);
 }
 
 function jobs(variable: string, fallback: number): number {
@@ -76,6 +120,11 @@ function report(timings: readonly Timing[], wallMs: number): void {
   console.log(`\n== slowest test files (wall, CPU incl. tools), of ${timings.length}`);
   for (const t of slowest)
     console.log(`${seconds(t.wallMs).padStart(9)} ${seconds(t.cpuMs).padStart(9)}  ${t.file}`);
+  // On a machine shared with other work the wall times say more about the load than about the files.
+  const busiest = [...timings].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, SLOWEST_SHOWN);
+  console.log(`== busiest test files (CPU incl. tools, wall), of ${timings.length}`);
+  for (const t of busiest)
+    console.log(`${seconds(t.cpuMs).padStart(9)} ${seconds(t.wallMs).padStart(9)}  ${t.file}`);
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(
     `== test run: ${seconds(wallMs)} wall, ${seconds(treeCpuMs())} CPU, on ${availableParallelism()} cores ` +
@@ -89,8 +138,12 @@ async function main(argv: readonly string[]): Promise<number> {
   if (tier !== 'all' && tier !== 'fast') throw new Error(`--tier must be all or fast, not ${tier}`);
   const files = testFiles(argv.filter((a) => !a.startsWith('--tier=')));
   const tiers = new Map(files.map((f) => [f, tierOf(f)]));
-  const light = files.filter((f) => (tier === 'fast' ? tiers.get(f) === 'fast' : tiers.get(f) !== 'heavy'));
-  const heavy = tier === 'fast' ? [] : files.filter((f) => tiers.get(f) === 'heavy');
+  const past = pastWallMs();
+  const light = longestFirst(
+    files.filter((f) => (tier === 'fast' ? tiers.get(f) === 'fast' : tiers.get(f) !== 'heavy')),
+    past,
+  );
+  const heavy = longestFirst(tier === 'fast' ? [] : files.filter((f) => tiers.get(f) === 'heavy'), past);
   const cores = availableParallelism();
   const logDir = mkdtempSync(join(tmpdir(), 'presso-test-run-'));
   const probe = pathToFileURL(join(import.meta.dirname, 'probe.ts')).href;
@@ -116,6 +169,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
     report(timings, performance.now() - started);
+    rememberWallMs(past, timings);
     for (const { file, cpuMs } of timings) {
       if (tiers.get(file) === 'fast' && cpuMs > FAST_CPU_MS) {
         console.log(`⚠ ${file} is in the fast tier but used ${seconds(cpuMs)} of CPU: see test/run/tiers.ts`);

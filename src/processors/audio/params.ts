@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from 'typebox';
 import type { FieldError } from '../../errors/catalog.ts';
-import { trimSchema } from '../ffmpeg/trim-schema.ts';
+import { resolvedTrimSchema, type Trim, trimSchema } from '../ffmpeg/trim-schema.ts';
 import type { ParamsSpec } from '../module.ts';
 
 export const AUDIO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
@@ -61,21 +61,19 @@ export interface ResolvedAudioParams {
   bitrate: number | undefined;
   channels: 1 | 2 | undefined;
   sampleRate: number | undefined;
-  trim: { start: number; duration: number | undefined } | undefined;
+  trim: Trim | undefined;
   metadata: 'keep' | 'strip';
 }
 
-export function resolveAudioParams(p: AudioParams): ResolvedAudioParams {
-  return {
-    compression: p.compression ?? 'high',
-    format: p.format,
-    bitrate: p.bitrate,
-    channels: p.channels as 1 | 2 | undefined,
-    sampleRate: p.sampleRate,
-    trim: p.trim === undefined ? undefined : { start: p.trim.start ?? 0, duration: p.trim.duration },
-    metadata: p.metadata ?? 'keep',
-  };
-}
+/** The schema with every field that has a default required, in `trim` too: what the processor receives. */
+const resolvedAudioParamsSchema = Type.Object(
+  {
+    ...audioParamsSchema.properties,
+    ...Type.Required(Type.Pick(audioParamsSchema, ['compression', 'metadata'])).properties,
+    trim: Type.Optional(resolvedTrimSchema),
+  },
+  { additionalProperties: false },
+);
 
 export function checkAudioParams(params: Record<string, unknown>, namespace: string): FieldError[] {
   const errors: FieldError[] = [];
@@ -98,13 +96,20 @@ export function checkAudioParams(params: Record<string, unknown>, namespace: str
 }
 
 /**
- * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
- * once, then resolved. The `??` in `resolveAudioParams` are the schema's defaults again, for fields inside
- * optional objects (and for callers that resolve by hand).
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied (inside
+ * `trim` too), checked once; the processor's form is the defaulted params as they are.
  */
-export const audioParams: ParamsSpec<typeof audioParamsSchema, ResolvedAudioParams> = {
+export const audioParams: ParamsSpec<typeof resolvedAudioParamsSchema, ResolvedAudioParams> = {
   schema: audioParamsSchema,
-  resolved: audioParamsSchema,
+  resolved: resolvedAudioParamsSchema,
   check: checkAudioParams,
-  derive: resolveAudioParams,
+  derive: ({ compression, format, bitrate, channels, sampleRate, trim, metadata }) => ({
+    compression,
+    format,
+    bitrate,
+    channels,
+    sampleRate,
+    trim,
+    metadata,
+  }),
 };

@@ -10,6 +10,23 @@ export type DocumentOutputFormat = (typeof DOCUMENT_OUTPUT_FORMATS)[number];
 export const DOCUMENT_IMAGE_FORMATS = ['keep', 'jpeg', 'png'] as const;
 export type DocumentImageFormat = (typeof DOCUMENT_IMAGE_FORMATS)[number];
 
+const imagesSchema = Type.Object(
+  {
+    format: Type.Optional(
+      Type.Enum(DOCUMENT_IMAGE_FORMATS, {
+        default: 'keep',
+        description:
+          'Convert the embedded JPEG and PNG pictures to `jpeg` or `png` (renaming each part and updating ' +
+          'every reference to it); a converted picture is kept only when smaller. A picture with ' +
+          'transparency is never made JPEG, and at `lossless` nothing is made JPEG. `keep` recompresses ' +
+          'each picture in its own format.',
+      }),
+    ),
+  },
+  // Its default lets the defaults inside it apply when a request leaves it out.
+  { additionalProperties: false, default: {} },
+);
+
 export const documentParamsSchema = Type.Object(
   {
     compression: Type.Optional(
@@ -22,23 +39,7 @@ export const documentParamsSchema = Type.Object(
           'the thumbnail (a preview file managers show, not content) is dropped.',
       }),
     ),
-    images: Type.Optional(
-      Type.Object(
-        {
-          format: Type.Optional(
-            Type.Enum(DOCUMENT_IMAGE_FORMATS, {
-              default: 'keep',
-              description:
-                'Convert the embedded JPEG and PNG pictures to `jpeg` or `png` (renaming each part and updating ' +
-                'every reference to it); a converted picture is kept only when smaller. A picture with ' +
-                'transparency is never made JPEG, and at `lossless` nothing is made JPEG. `keep` recompresses ' +
-                'each picture in its own format.',
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    images: Type.Optional(imagesSchema),
     format: Type.Optional(
       Type.Enum(DOCUMENT_OUTPUT_FORMATS, {
         description:
@@ -56,25 +57,29 @@ export interface DocumentParams {
   imageFormat: DocumentImageFormat;
 }
 
-/** The schema with every top-level field that has a default required: what the processor receives. */
+/** `images` once its defaults are applied. */
+const resolvedImagesSchema = Type.Object(
+  { ...imagesSchema.properties, ...Type.Required(Type.Pick(imagesSchema, ['format'])).properties },
+  { additionalProperties: false },
+);
+
+/** The schema with every field that has a default required, in `images` too: what the processor receives. */
 const resolvedDocumentParamsSchema = Type.Object(
   {
     ...documentParamsSchema.properties,
     ...Type.Required(Type.Pick(documentParamsSchema, ['compression'])).properties,
+    images: resolvedImagesSchema,
   },
   { additionalProperties: false },
 );
 
-/**
- * The namespace as the module's typed entry applies it (module.ts `typedProcessor`). A field inside the
- * optional `images` object has its default only when the object is given, so it is read here.
- */
+/** The namespace as the module's typed entry applies it (module.ts `typedProcessor`), `images` defaulted too. */
 export const documentParams: ParamsSpec<typeof resolvedDocumentParamsSchema, DocumentParams> = {
   schema: documentParamsSchema,
   resolved: resolvedDocumentParamsSchema,
   derive: ({ compression, format, images }) => ({
     compression,
     format,
-    imageFormat: images?.format ?? 'keep',
+    imageFormat: images.format,
   }),
 };

@@ -46,6 +46,37 @@ const dimension = (description: string) =>
 const offset = (description: string) => Type.Integer({ minimum: 0, maximum: 1_000_000, description });
 const length = (description: string) => Type.Integer({ minimum: 1, maximum: 1_000_000, description });
 
+const resizeSchema = Type.Object(
+  {
+    width: dimension('Target width in pixels.'),
+    height: dimension('Target height in pixels.'),
+    mode: Type.Optional(
+      Type.Enum(RESIZE_MODES, {
+        default: 'auto',
+        description:
+          '`auto` keeps the aspect ratio and fits inside the box; `fit` covers the box and crops around ' +
+          '`gravity`; `exact` stretches to the box; `pad` fits inside and fills the rest with `background`.',
+      }),
+    ),
+    gravity: Type.Optional(
+      Type.Enum(GRAVITIES, {
+        default: 'center',
+        description: 'Which part of the image `fit` keeps; `attention` and `entropy` pick it from content.',
+      }),
+    ),
+    background: Type.Optional(
+      Type.String({
+        pattern: HEX_COLOUR,
+        description:
+          'Fill colour of `pad` as CSS hex (`#ffffff`, `#00000000`); default transparent when the output ' +
+          'format has alpha, else white.',
+      }),
+    ),
+    upscale: Type.Optional(Type.Boolean({ default: true, description: '`false` never enlarges the image.' })),
+  },
+  { additionalProperties: false },
+);
+
 export const imageParamsSchema = Type.Object(
   {
     compression: Type.Optional(
@@ -63,41 +94,7 @@ export const imageParamsSchema = Type.Object(
           'with the standard sizes up to 256, `svg` only from SVG input.',
       }),
     ),
-    resize: Type.Optional(
-      Type.Object(
-        {
-          width: dimension('Target width in pixels.'),
-          height: dimension('Target height in pixels.'),
-          mode: Type.Optional(
-            Type.Enum(RESIZE_MODES, {
-              default: 'auto',
-              description:
-                '`auto` keeps the aspect ratio and fits inside the box; `fit` covers the box and crops around ' +
-                '`gravity`; `exact` stretches to the box; `pad` fits inside and fills the rest with `background`.',
-            }),
-          ),
-          gravity: Type.Optional(
-            Type.Enum(GRAVITIES, {
-              default: 'center',
-              description:
-                'Which part of the image `fit` keeps; `attention` and `entropy` pick it from content.',
-            }),
-          ),
-          background: Type.Optional(
-            Type.String({
-              pattern: HEX_COLOUR,
-              description:
-                'Fill colour of `pad` as CSS hex (`#ffffff`, `#00000000`); default transparent when the output ' +
-                'format has alpha, else white.',
-            }),
-          ),
-          upscale: Type.Optional(
-            Type.Boolean({ default: true, description: '`false` never enlarges the image.' }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    resize: Type.Optional(resizeSchema),
     crop: Type.Optional(
       Type.Object(
         {
@@ -168,43 +165,65 @@ export interface ResolvedImageParams extends GeometryRequest {
   page: number | undefined;
 }
 
-/** Applies defaults to schema-valid params that passed `checkImageParams`. */
-export function resolveImageParams(p: ImageParams): ResolvedImageParams {
+/** `resize` once its defaults are applied: `mode`, `gravity` and `upscale` always set. */
+const resolvedResizeSchema = Type.Object(
+  {
+    ...resizeSchema.properties,
+    ...Type.Required(Type.Pick(resizeSchema, ['mode', 'gravity', 'upscale'])).properties,
+  },
+  { additionalProperties: false },
+);
+
+/** The schema with every field that has a default required, in `resize` too: what the processor receives. */
+const resolvedImageParamsSchema = Type.Object(
+  {
+    ...imageParamsSchema.properties,
+    ...Type.Required(Type.Pick(imageParamsSchema, ['compression', 'flip', 'flop', 'metadata'])).properties,
+    resize: Type.Optional(resolvedResizeSchema),
+  },
+  { additionalProperties: false },
+);
+
+type DefaultedImageParams = Static<typeof resolvedImageParamsSchema>;
+
+/**
+ * The processor's form of params with the schema's defaults applied that passed `checkImageParams`. `rotate`
+ * has no default (the API refuses 0): its absence is no turn.
+ */
+export function resolveImageParams(p: DefaultedImageParams): ResolvedImageParams {
   return {
-    compression: p.compression ?? 'high',
+    compression: p.compression,
     format: p.format,
     resize: resolveResize(p.resize),
     crop: p.crop,
-    rotate: (p.rotate ?? 0) as GeometryRequest['rotate'],
-    flip: p.flip ?? false,
-    flop: p.flop ?? false,
-    metadata: p.metadata ?? 'strip',
+    rotate: p.rotate ?? 0,
+    flip: p.flip,
+    flop: p.flop,
+    metadata: p.metadata,
     page: p.page,
   };
 }
 
-function resolveResize(resize: ImageParams['resize']): ResizeRequest | undefined {
+function resolveResize(resize: DefaultedImageParams['resize']): ResizeRequest | undefined {
   if (resize === undefined) return undefined;
-  const upscale = resize.upscale ?? true;
-  const mode = resize.mode ?? 'auto';
+  const { mode, upscale } = resize;
   if (mode === 'auto') return { mode, width: resize.width, height: resize.height, upscale };
   const { width, height } = resize;
   if (width === undefined || height === undefined) {
     throw new Error(`resize mode ${mode} without both dimensions must be rejected by checkImageParams`);
   }
-  if (mode === 'fit') return { mode, width, height, gravity: resize.gravity ?? 'center', upscale };
+  if (mode === 'fit') return { mode, width, height, gravity: resize.gravity, upscale };
   if (mode === 'pad') return { mode, width, height, background: resize.background, upscale };
   return { mode, width, height, upscale };
 }
 
 /**
- * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
- * once, then resolved. The `??` in `resolveImageParams` are the schema's defaults again, for fields inside
- * optional objects (and for callers that resolve by hand).
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied (inside
+ * `resize` too), checked once, then resolved.
  */
-export const imageParams: ParamsSpec<typeof imageParamsSchema, ResolvedImageParams> = {
+export const imageParams: ParamsSpec<typeof resolvedImageParamsSchema, ResolvedImageParams> = {
   schema: imageParamsSchema,
-  resolved: imageParamsSchema,
+  resolved: resolvedImageParamsSchema,
   check: checkImageParams,
   derive: resolveImageParams,
 };

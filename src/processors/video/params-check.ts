@@ -8,8 +8,8 @@ import type { ParamsSpec } from '../module.ts';
 import {
   CODECS_BY_FORMAT,
   type ResolvedVideoParams,
+  resolvedVideoParamsSchema,
   resolveVideoParams,
-  type VideoCodec,
   type VideoFormat,
   videoParamsSchema,
 } from './params.ts';
@@ -17,15 +17,17 @@ import {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const isVideoFormat = (v: string): v is VideoFormat => Object.hasOwn(CODECS_BY_FORMAT, v);
+
 /** Parameters that need decoded frames, which `lossless` (a remux) never has. */
 const NEEDS_ENCODE = ['codec', 'resize', 'fps', 'rotate', 'trim'] as const;
 
 export function checkVideoParams(params: Record<string, unknown>, namespace: string): FieldError[] {
   const errors: FieldError[] = [];
   const { format, codec, resize, compression, audio } = params;
-  if (typeof format === 'string' && typeof codec === 'string' && Object.hasOwn(CODECS_BY_FORMAT, format)) {
-    const allowed = CODECS_BY_FORMAT[format as VideoFormat];
-    if (!allowed.includes(codec as VideoCodec)) {
+  if (typeof format === 'string' && typeof codec === 'string' && isVideoFormat(format)) {
+    const allowed: readonly string[] = CODECS_BY_FORMAT[format];
+    if (!allowed.includes(codec)) {
       errors.push({
         field: `${namespace}.codec`,
         message:
@@ -71,13 +73,12 @@ export function checkVideoParams(params: Record<string, unknown>, namespace: str
 }
 
 /**
- * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied, checked
- * once, then resolved. The `??` in `resolveVideoParams` are the schema's defaults again, for fields inside
- * optional objects (and for callers that resolve by hand).
+ * The namespace as the module's typed entry applies it (module.ts `typedProcessor`): defaults applied (inside
+ * `resize` and `trim` too), checked once, then resolved.
  */
-export const videoParams: ParamsSpec<typeof videoParamsSchema, ResolvedVideoParams> = {
+export const videoParams: ParamsSpec<typeof resolvedVideoParamsSchema, ResolvedVideoParams> = {
   schema: videoParamsSchema,
-  resolved: videoParamsSchema,
+  resolved: resolvedVideoParamsSchema,
   check: checkVideoParams,
   derive: resolveVideoParams,
 };

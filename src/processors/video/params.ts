@@ -4,7 +4,7 @@
  * params-check.ts.
  */
 import { type Static, Type } from 'typebox';
-import { trimSchema } from '../ffmpeg/trim-schema.ts';
+import { resolvedTrimSchema, type Trim, trimSchema } from '../ffmpeg/trim-schema.ts';
 
 export const VIDEO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;
 export type VideoCompression = (typeof VIDEO_COMPRESSION_LEVELS)[number];
@@ -25,6 +25,22 @@ export const CODECS_BY_FORMAT: Readonly<Record<VideoFormat, readonly VideoCodec[
 export const MAX_VIDEO_DIMENSION = 8192;
 const dimension = (description: string) =>
   Type.Optional(Type.Integer({ minimum: 2, maximum: MAX_VIDEO_DIMENSION, description }));
+
+const resizeSchema = Type.Object(
+  {
+    width: dimension('Target width in pixels (made even).'),
+    height: dimension('Target height in pixels (made even).'),
+    mode: Type.Optional(
+      Type.Enum(['auto', 'fit'], {
+        default: 'auto',
+        description:
+          '`auto` keeps the aspect ratio and fits inside the box; `fit` covers the box and crops the centre.',
+      }),
+    ),
+    upscale: Type.Optional(Type.Boolean({ default: true, description: '`false` never enlarges the video.' })),
+  },
+  { additionalProperties: false },
+);
 
 export const videoParamsSchema = Type.Object(
   {
@@ -51,25 +67,7 @@ export const videoParamsSchema = Type.Object(
           'mov h264/h265, webm vp9/av1, mkv any; not with gif.',
       }),
     ),
-    resize: Type.Optional(
-      Type.Object(
-        {
-          width: dimension('Target width in pixels (made even).'),
-          height: dimension('Target height in pixels (made even).'),
-          mode: Type.Optional(
-            Type.Enum(['auto', 'fit'], {
-              default: 'auto',
-              description:
-                '`auto` keeps the aspect ratio and fits inside the box; `fit` covers the box and crops the centre.',
-            }),
-          ),
-          upscale: Type.Optional(
-            Type.Boolean({ default: true, description: '`false` never enlarges the video.' }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    resize: Type.Optional(resizeSchema),
     fps: Type.Optional(
       Type.Number({ minimum: 1, maximum: 240, description: 'Output frame rate (constant); default: kept.' }),
     ),
@@ -99,12 +97,13 @@ export const videoParamsSchema = Type.Object(
 
 export type VideoParams = Static<typeof videoParamsSchema>;
 
-export interface VideoResize {
-  mode: 'auto' | 'fit';
-  width: number | undefined;
-  height: number | undefined;
-  upscale: boolean;
-}
+/** `resize` once its defaults are applied: `mode` and `upscale` always set. */
+const resolvedResizeSchema = Type.Object(
+  { ...resizeSchema.properties, ...Type.Required(Type.Pick(resizeSchema, ['mode', 'upscale'])).properties },
+  { additionalProperties: false },
+);
+
+export type VideoResize = Static<typeof resolvedResizeSchema>;
 
 export interface ResolvedVideoParams {
   compression: VideoCompression;
@@ -114,28 +113,35 @@ export interface ResolvedVideoParams {
   resize: VideoResize | undefined;
   fps: number | undefined;
   audio: 'keep' | 'remove' | number;
-  trim: { start: number; duration: number | undefined } | undefined;
+  trim: Trim | undefined;
   rotate: 0 | 90 | 180 | 270;
 }
 
-export function resolveVideoParams(p: VideoParams): ResolvedVideoParams {
+/** The schema with every field that has a default required, in `resize` and `trim` too: what the processor receives. */
+export const resolvedVideoParamsSchema = Type.Object(
+  {
+    ...videoParamsSchema.properties,
+    ...Type.Required(Type.Pick(videoParamsSchema, ['compression', 'audio'])).properties,
+    resize: Type.Optional(resolvedResizeSchema),
+    trim: Type.Optional(resolvedTrimSchema),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The processor's form of params with the schema's defaults applied. `rotate` has no default (the API refuses
+ * 0): its absence is no turn.
+ */
+export function resolveVideoParams(p: Static<typeof resolvedVideoParamsSchema>): ResolvedVideoParams {
   return {
-    compression: p.compression ?? 'high',
+    compression: p.compression,
     format: p.format,
     codec: p.codec,
-    resize:
-      p.resize === undefined
-        ? undefined
-        : {
-            mode: p.resize.mode ?? 'auto',
-            width: p.resize.width,
-            height: p.resize.height,
-            upscale: p.resize.upscale ?? true,
-          },
+    resize: p.resize,
     fps: p.fps,
-    audio: p.audio ?? 'keep',
-    trim: p.trim === undefined ? undefined : { start: p.trim.start ?? 0, duration: p.trim.duration },
-    rotate: (p.rotate ?? 0) as ResolvedVideoParams['rotate'],
+    audio: p.audio,
+    trim: p.trim,
+    rotate: p.rotate ?? 0,
   };
 }
 
