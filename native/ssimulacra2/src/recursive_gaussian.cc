@@ -75,8 +75,16 @@ BlurConstants BlurConstantsFrom(const double* flat) {
   return c;
 }
 
+BlurScratch::BlurScratch(size_t max_stride)
+    : ring(kMoments * kBlurRingRows * max_stride),
+      transposed(2 * 4 * (kPadLeft + max_stride + kPadRight)),
+      row_out(kMoments * 4 * max_stride),
+      state(kMoments * 3 * 2 * max_stride),
+      out(kMoments * max_stride),
+      zeros(max_stride) {}
+
 MomentBlur::MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height,
-                       size_t stride)
+                       size_t stride, BlurScratch& scratch)
     : k_(k),
       a_(a),
       b_(b),
@@ -85,16 +93,22 @@ MomentBlur::MomentBlur(const BlurConstants& k, const float* a, const float* b, s
       stride_(static_cast<long>(stride)),
       step_(-kN + 1),
       computed_(0),
-      ring_(kMoments * kRingRows * stride),
-      transposed_(2 * 4 * (kPadLeft + stride + kPadRight)),
-      row_out_(kMoments * 4 * stride),
-      state_(kMoments * 3 * 2 * stride),
-      out_(kMoments * stride),
-      zeros_(stride),
-      flip_(false) {}
+      ring_(scratch.ring.data()),
+      transposed_(scratch.transposed.data()),
+      row_out_(scratch.row_out.data()),
+      state_(scratch.state.data()),
+      out_(scratch.out.data()),
+      zeros_(scratch.zeros.data()),
+      flip_(false) {
+  // What is read before it is written starts as zeros: the recursions' states, the row pass's left
+  // padding, its outputs past the width (never written); the ring and out_ are written first.
+  std::fill(transposed_, transposed_ + 2 * 4 * (kPadLeft + stride + kPadRight), 0.0f);
+  std::fill(row_out_, row_out_ + kMoments * 4 * stride, 0.0f);
+  std::fill(state_, state_ + kMoments * 3 * 2 * stride, 0.0f);
+}
 
 const float* MomentBlur::RingRow(int moment, long row) const {
-  return ring_.data() + (moment * kRingRows + (row % kRingRows)) * stride_;
+  return ring_ + (moment * kRingRows + (row % kRingRows)) * stride_;
 }
 
 /**
@@ -103,7 +117,7 @@ const float* MomentBlur::RingRow(int moment, long row) const {
  */
 void MomentBlur::RowPassFrom(long row) {
   const long span = kPadLeft + stride_ + kPadRight;
-  float* const ta = transposed_.data();
+  float* const ta = transposed_;
   float* const tb = ta + 4 * span;
   for (int which = 0; which < 2; which++) {
     const float* plane = which == 0 ? a_ : b_;
@@ -118,14 +132,14 @@ void MomentBlur::RowPassFrom(long row) {
     for (long j = kPadLeft + width_; j < span; j++) Store(t + 4 * j, Splat(0.0f));
   }
 
-  float* const out = row_out_.data();
+  float* const out = row_out_;
   RowRecursion<kMu1, 2>(k_, ta, tb, out, width_, stride_);
   RowRecursion<kSigma11, 2>(k_, ta, tb, out, width_, stride_);
   RowRecursion<kSigma12, 1>(k_, ta, tb, out, width_, stride_);
   // Back to rows: entries past the width were never written and stay zero.
   const long rows = std::min<long>(4, height_ - row);
   for (int m = 0; m < kMoments; m++) {
-    float* const ring = ring_.data() + m * kRingRows * stride_;
+    float* const ring = ring_ + m * kRingRows * stride_;
     for (long x = 0; x < stride_; x += 4) {
       const float* column = out + 4 * (m * stride_ + x);
       V4 c[4] = {Load(column), Load(column + 4), Load(column + 8), Load(column + 12)};
@@ -153,16 +167,16 @@ void MomentBlur::ColumnStep(long n) {
   const bool has_bottom = n + kN - 1 < height_;
   const int now = flip_ ? 1 : 0;
   for (int m = 0; m < kMoments; m++) {
-    const float* const bottom = has_bottom ? RingRow(m, n + kN - 1) : zeros_.data();
+    const float* const bottom = has_bottom ? RingRow(m, n + kN - 1) : zeros_;
     const float* const top = kHasTop ? RingRow(m, n - kN - 1) : nullptr;
-    float* const state = state_.data() + m * 6 * stride_;
+    float* const state = state_ + m * 6 * stride_;
     float* const p1 = state + (0 + now) * stride_;
     float* const q1 = state + (1 - now) * stride_;
     float* const p3 = state + (2 + now) * stride_;
     float* const q3 = state + (3 - now) * stride_;
     float* const p5 = state + (4 + now) * stride_;
     float* const q5 = state + (5 - now) * stride_;
-    float* const out = out_.data() + m * stride_;
+    float* const out = out_ + m * stride_;
     const V4 n1 = Splat(k_.n2[0]), n3 = Splat(k_.n2[1]), n5 = Splat(k_.n2[2]);
     const V4 d11 = Splat(-k_.d1[0]), d13 = Splat(-k_.d1[1]), d15 = Splat(-k_.d1[2]);
     for (long x = 0; x < stride_; x += 4) {
@@ -188,7 +202,7 @@ void MomentBlur::Next(const float* rows[kMoments]) {
     else
       ColumnStep<false>(n);
     if (n >= 0) {
-      for (int m = 0; m < kMoments; m++) rows[m] = out_.data() + m * stride_;
+      for (int m = 0; m < kMoments; m++) rows[m] = out_ + m * stride_;
       return;
     }
   }

@@ -24,6 +24,20 @@ BlurConstants BlurConstantsFrom(const double* flat);
 /** The five blurred planes of one channel SSIM′ needs, in this order. */
 enum Moment { kMu1, kMu2, kSigma11, kSigma22, kSigma12, kMoments };
 
+/** Rows of row-pass output kept: a power of two ≥ the rows the column pass spans + the lookahead. */
+constexpr long kBlurRingRows = 16;
+
+/**
+ * MomentBlur's buffers (~140 floats per column of the widest scale), allocated once per scoring and
+ * reused by every channel and scale: allocating them per channel cost page faults (a large block is a
+ * fresh mapping each time).
+ */
+struct BlurScratch {
+  explicit BlurScratch(size_t max_stride);
+
+  std::vector<float> ring, transposed, row_out, state, out, zeros;
+};
+
 /**
  * The five blurred moments of two planes a and b (mu1 = blur(a), mu2 = blur(b), blur(a·a), blur(b·b),
  * blur(a·b)), row by row, top to bottom, without storing a blurred plane: the row pass runs four rows at
@@ -40,13 +54,14 @@ enum Moment { kMu1, kMu2, kSigma11, kSigma22, kSigma12, kMoments };
  */
 class MomentBlur {
  public:
-  MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height, size_t stride);
+  MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height, size_t stride,
+             BlurScratch& scratch);
 
   /** The next row of each moment (rows 0 … height − 1 in order); valid until the next call. */
   void Next(const float* rows[kMoments]);
 
  private:
-  static constexpr long kRingRows = 16;  // a power of two ≥ the rows the column pass spans + lookahead
+  static constexpr long kRingRows = kBlurRingRows;
 
   void RowPassFrom(long row);
   const float* RingRow(int moment, long row) const;
@@ -61,12 +76,12 @@ class MomentBlur {
   long stride_;
   long step_;      // the column pass's next n
   long computed_;  // rows of the row pass done
-  std::vector<float> ring_;        // kMoments × kRingRows rows
-  std::vector<float> transposed_;  // a then b: per x one V4 of four rows, zero-padded both sides
-  std::vector<float> row_out_;     // kMoments × per x one V4 of four rows
-  std::vector<float> state_;       // column pass: kMoments × 3 resonators × {y[n−1], y[n−2]} rows
-  std::vector<float> out_;         // kMoments rows
-  std::vector<float> zeros_;
+  float* ring_;        // kMoments × kRingRows rows
+  float* transposed_;  // a then b: per x one V4 of four rows, zero-padded both sides
+  float* row_out_;     // kMoments × per x one V4 of four rows
+  float* state_;       // column pass: kMoments × 3 resonators × {y[n−1], y[n−2]} rows
+  float* out_;         // kMoments rows
+  const float* zeros_;
   bool flip_;  // which of the two state rows holds y[n−1]
 };
 
