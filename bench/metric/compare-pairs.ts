@@ -32,7 +32,8 @@ function summary(label: string, diffs: number[]): string {
   const abs = diffs.map(Math.abs);
   const mean = abs.reduce((s, v) => s + v, 0) / abs.length;
   const bias = diffs.reduce((s, v) => s + v, 0) / diffs.length;
-  return `${label}: mean |diff| ${mean.toFixed(4)}, bias ${bias.toFixed(4)}, max |diff| ${Math.max(...abs).toFixed(4)}`;
+  const worst = abs.indexOf(Math.max(...abs));
+  return `${label}: mean |diff| ${mean.toFixed(4)}, bias ${bias.toFixed(4)}, max |diff| ${abs[worst]!.toFixed(4)} (${diffs[worst]! > 0 ? '+' : ''}${diffs[worst]!.toFixed(4)})`;
 }
 for (const r of rows)
   console.log(
@@ -54,5 +55,13 @@ console.log(
   summary(
     'native − TypeScript',
     rows.map((r) => r.native - r.ts),
+  ),
+);
+// Pairs without colour tags: what remains is the metric's arithmetic, not the 8-bit sRGB conversion.
+const untagged = rows.filter((r) => ['photo', 'graphic', 'alpha'].includes(r.kind));
+console.log(
+  summary(
+    `${untagged.length} untagged: native − reference`,
+    untagged.map((r) => r.native - r.reference),
   ),
 );
