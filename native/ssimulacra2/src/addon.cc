@@ -2,15 +2,14 @@
 // distortedLinear, width, height, blurConstants) → Promise<Float64Array>. The work runs in an
 // napi_async_work on libuv's thread pool, so the event loop stays free while it scores; the typed arrays
 // are held by references until the promise settles, and read (never written) by the worker thread.
-// cbrt(Float64Array) → Float64Array exposes the metric's cube root, so its bit-identity with V8's Math.cbrt
-// is tested directly: the scores alone rarely show it (fdlibm_cbrt.h).
+// cbrt(Float32Array) → Float32Array exposes the metric's cube root (simd.h), so its accuracy against
+// Math.cbrt is tested directly: the scores alone rarely show it.
 #include <node_api.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "fdlibm_cbrt.h"
 #include "metric.h"
 
 namespace {
@@ -166,19 +165,17 @@ napi_value Cbrt(napi_env env, napi_callback_info info) {
   void* data = nullptr;
   if (argc != 1 || napi_is_typedarray(env, arg, &is_typed) != napi_ok || !is_typed ||
       napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
-      type != napi_float64_array) {
-    napi_throw_type_error(env, nullptr, "ssimulacra2 native: cbrt takes one Float64Array");
+      type != napi_float32_array) {
+    napi_throw_type_error(env, nullptr, "ssimulacra2 native: cbrt takes one Float32Array");
     return nullptr;
   }
   void* out = nullptr;
   napi_value buffer = nullptr;
   napi_value result = nullptr;
-  if (!Check(env, napi_create_arraybuffer(env, length * sizeof(double), &out, &buffer)) ||
-      !Check(env, napi_create_typedarray(env, napi_float64_array, length, buffer, 0, &result)))
+  if (!Check(env, napi_create_arraybuffer(env, length * sizeof(float), &out, &buffer)) ||
+      !Check(env, napi_create_typedarray(env, napi_float32_array, length, buffer, 0, &result)))
     return nullptr;
-  const auto* in = static_cast<const double*>(data);
-  auto* values = static_cast<double*>(out);
-  for (size_t i = 0; i < length; i++) values[i] = ssimulacra2::V8Cbrt(in[i]);
+  ssimulacra2::CubeRoots(static_cast<const float*>(data), static_cast<float*>(out), length);
   return result;
 }
 

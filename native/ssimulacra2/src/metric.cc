@@ -1,175 +1,229 @@
-// The steps of ssimulacra2.ts in the same order and precision: linear planes (float32), 2×2 downsampling,
-// XYB made positive, then per channel the blurred moments and the SSIM' and edge maps' 1- and 4-norms,
-// accumulated in double. The compiler may vectorise the per-pixel loops (independent lanes); it may not
-// contract a·b + c into a fused multiply-add (-ffp-contract=off), which would change the bits.
+// SSIMULACRA 2's per-scale statistics in float32, as the reference (libjxl tools/ssimulacra2.cc) computes
+// them: linear planes, 2×2 downsampling, XYB made positive, then per channel the five blurred moments and
+// the SSIM′ and edge maps (float, the map value itself in double), their 1- and 4-norms summed in double.
+// Four pixels per operation (simd.h); sums are kept per lane (x mod 4) and added in a fixed order, so the
+// statistics are the same bits on every machine, every run.
 #include "metric.h"
 
+#include <algorithm>
 #include <cmath>
-#include <utility>
+#include <cstdlib>
 
-#include "fdlibm_cbrt.h"
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include "simd.h"
 
 namespace ssimulacra2 {
 namespace {
 
-constexpr double kC2 = 0.0009;
+constexpr float kC2 = 0.0009f;
 constexpr int kNumScales = 6;
 
-constexpr double kM00 = 0.3;
-constexpr double kM02 = 0.078;
-constexpr double kM01 = 1 - kM02 - kM00;
-constexpr double kM10 = 0.23;
-constexpr double kM12 = 0.078;
-constexpr double kM11 = 1 - kM12 - kM10;
-constexpr double kM20 = 0.24342268924547819;
-constexpr double kM21 = 0.20476744424496821;
-constexpr double kM22 = 1 - kM20 - kM21;
-constexpr double kOpsinBias = 0.0037930732552754493;
+// The opsin matrix as ssimulacra2.ts defines it (rows summing to 1 in double), rounded to float.
+constexpr float kM00 = 0.3f;
+constexpr float kM01 = static_cast<float>(1 - 0.078 - 0.3);
+constexpr float kM02 = 0.078f;
+constexpr float kM10 = 0.23f;
+constexpr float kM11 = static_cast<float>(1 - 0.078 - 0.23);
+constexpr float kM12 = 0.078f;
+constexpr float kM20 = static_cast<float>(0.24342268924547819);
+constexpr float kM21 = static_cast<float>(0.20476744424496821);
+constexpr float kM22 = static_cast<float>(1 - 0.24342268924547819 - 0.20476744424496821);
+constexpr float kOpsinBias = static_cast<float>(0.0037930732552754493);
 
+/** One scale's three planes of one image, rows of `stride` floats (a multiple of 4): a view into PlaneMemory. */
 struct Planes {
   size_t width;
   size_t height;
-  std::vector<float> p[3];
+  size_t stride;
+  float* p[3];
+};
 
-  Planes(size_t w, size_t h) : width(w), height(h) {
-    for (auto& plane : p) plane.assign(w * h, 0.0f);
+/**
+ * Every scale's planes of both images in one block (24 bytes per pixel of the image, × 4/3 for the
+ * smaller scales), allocated once per call. On Linux it is 2 MB aligned and offered to transparent huge
+ * pages: the first touches of fresh memory were ~2,600 page faults per megapixel per plane set, a third of
+ * a call's CPU (user and system) on the 1280×960 pair.
+ */
+class PlaneMemory {
+ public:
+  explicit PlaneMemory(size_t floats) {
+    constexpr size_t kHuge = size_t{2} << 20;
+    const size_t bytes = (floats * sizeof(float) + kHuge - 1) / kHuge * kHuge;
+    void* memory = nullptr;
+    // Out of memory ends the process, as a failed std::vector allocation does here (no exceptions).
+    if (posix_memalign(&memory, kHuge, bytes) != 0) std::abort();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(memory, bytes, MADV_HUGEPAGE);  // a hint: without it, the same numbers in 4 KB pages
+#endif
+    data_ = static_cast<float*>(memory);
+  }
+  ~PlaneMemory() { std::free(data_); }
+  PlaneMemory(const PlaneMemory&) = delete;
+  PlaneMemory& operator=(const PlaneMemory&) = delete;
+
+  float* data() const { return data_; }
+
+ private:
+  float* data_;
+};
+
+/** Zeros in the padding columns of every row (read by the vector loops, never counted). */
+void ZeroPadding(Planes& planes) {
+  for (float* plane : planes.p)
+    for (size_t y = 0; y < planes.height; y++)
+      std::fill(plane + y * planes.stride + planes.width, plane + (y + 1) * planes.stride, 0.0f);
+}
+
+void ToLinear(const Image& image, Planes& out) {
+  const size_t width = out.width;
+  const uint8_t* d = image.data;
+  for (size_t y = 0; y < out.height; y++) {
+    float* r = out.p[0] + y * out.stride;
+    float* g = out.p[1] + y * out.stride;
+    float* b = out.p[2] + y * out.stride;
+    const uint8_t* px = d + y * width * image.channels;
+    if (image.channels == 4) {
+      for (size_t x = 0; x < width; x++) {
+        const float* row = image.linear + static_cast<size_t>(px[x * 4 + 3]) * 256;
+        r[x] = row[px[x * 4]];
+        g[x] = row[px[x * 4 + 1]];
+        b[x] = row[px[x * 4 + 2]];
+      }
+    } else {
+      for (size_t x = 0; x < width; x++) {
+        r[x] = image.linear[px[x * 3]];
+        g[x] = image.linear[px[x * 3 + 1]];
+        b[x] = image.linear[px[x * 3 + 2]];
+      }
+    }
+  }
+  ZeroPadding(out);
+}
+
+/** 2×2 means in float, summed in the reference's order (row by row, left to right); edges repeat. */
+void Downsample(const Planes& in, Planes& out) {
+  const size_t w = in.width;
+  const size_t h = in.height;
+  for (int c = 0; c < 3; c++) {
+    for (size_t oy = 0; oy < out.height; oy++) {
+      const float* r0 = in.p[c] + oy * 2 * in.stride;
+      const float* r1 = in.p[c] + (oy * 2 + 1 < h ? oy * 2 + 1 : h - 1) * in.stride;
+      float* dst = out.p[c] + oy * out.stride;
+      for (size_t ox = 0; ox < out.width; ox++) {
+        const size_t x0 = ox * 2;
+        const size_t x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+        dst[ox] = (((r0[x0] + r0[x1]) + r1[x0]) + r1[x1]) * 0.25f;
+      }
+    }
+  }
+  ZeroPadding(out);
+}
+
+/**
+ * XYB made positive (X·14 + 0.42, Y + 0.01, B − Y + 0.55), in place, four pixels at a time; padding
+ * columns are converted too and never read. The next scale is downsampled from the linear planes first.
+ */
+void ToPositiveXybInPlace(Planes& planes) {
+  const V4 neg_cbrt_bias = -CubeRoot(Splat(kOpsinBias));
+  const size_t n = planes.stride * planes.height;
+  float* r = planes.p[0];
+  float* g = planes.p[1];
+  float* b = planes.p[2];
+  for (size_t i = 0; i < n; i += 4) {
+    const V4 ri = Load(r + i);
+    const V4 gi = Load(g + i);
+    const V4 bi = Load(b + i);
+    const V4 bias = Splat(kOpsinBias);
+    const V4 l = CubeRoot(Splat(kM00) * ri + Splat(kM01) * gi + Splat(kM02) * bi + bias) + neg_cbrt_bias;
+    const V4 m = CubeRoot(Splat(kM10) * ri + Splat(kM11) * gi + Splat(kM12) * bi + bias) + neg_cbrt_bias;
+    const V4 s = CubeRoot(Splat(kM20) * ri + Splat(kM21) * gi + Splat(kM22) * bi + bias) + neg_cbrt_bias;
+    const V4 x = Splat(0.5f) * (l - m);
+    const V4 y = Splat(0.5f) * (l + m);
+    Store(r + i, x * Splat(14.0f) + Splat(0.42f));
+    Store(g + i, y + Splat(0.01f));
+    Store(b + i, (s - y) + Splat(0.55f));
+  }
+}
+
+/** Per-lane double sums of a map's 1- and 4-norm terms: lanes 0–1 and 2–3. */
+struct NormSums {
+  V2 sum1[2] = {};
+  V2 sum4[2] = {};
+
+  void Add(V2 lo, V2 hi) {
+    sum1[0] += lo;
+    sum1[1] += hi;
+    const V2 lo2 = lo * lo;
+    const V2 hi2 = hi * hi;
+    sum4[0] += lo2 * lo2;
+    sum4[1] += hi2 * hi2;
+  }
+
+  /** The mean (1-norm) and the 4-norm over n pixels; lanes added in a fixed order. */
+  void Norms(double inv, double* out) const {
+    const double s1 = (sum1[0][0] + sum1[0][1]) + (sum1[1][0] + sum1[1][1]);
+    const double s4 = (sum4[0][0] + sum4[0][1]) + (sum4[1][0] + sum4[1][1]);
+    out[0] = s1 * inv;
+    out[1] = std::sqrt(std::sqrt(s4 * inv));
   }
 };
 
-Planes ToLinear(const Image& image, size_t width, size_t height) {
-  Planes out(width, height);
-  const size_t n = width * height;
-  const uint8_t* d = image.data;
-  float* r = out.p[0].data();
-  float* g = out.p[1].data();
-  float* b = out.p[2].data();
-  if (image.channels == 4) {
-    for (size_t i = 0; i < n; i++) {
-      const float* row = image.linear + static_cast<size_t>(d[i * 4 + 3]) * 256;
-      r[i] = row[d[i * 4]];
-      g[i] = row[d[i * 4 + 1]];
-      b[i] = row[d[i * 4 + 2]];
-    }
-  } else {
-    for (size_t i = 0; i < n; i++) {
-      r[i] = image.linear[d[i * 3]];
-      g[i] = image.linear[d[i * 3 + 1]];
-      b[i] = image.linear[d[i * 3 + 2]];
-    }
-  }
-  return out;
+/** Lanes past the width (the last vector of a row) count as 0, whatever the padding holds. */
+inline void Mask(V2& lo, V2& hi, long valid) {
+  if (valid >= 4) return;
+  lo = V2{lo[0], valid > 1 ? lo[1] : 0.0};
+  hi = V2{valid > 2 ? hi[0] : 0.0, 0.0};
 }
 
-Planes Downsample(const Planes& in) {
-  const size_t w = in.width;
-  const size_t h = in.height;
-  const size_t ow = (w + 1) / 2;
-  const size_t oh = (h + 1) / 2;
-  Planes out(ow, oh);
-  for (int c = 0; c < 3; c++) {
-    const float* src = in.p[c].data();
-    float* dst = out.p[c].data();
-    for (size_t oy = 0; oy < oh; oy++) {
-      const size_t y0 = oy * 2;
-      const size_t y1 = y0 + 1 < h ? y0 + 1 : h - 1;
-      for (size_t ox = 0; ox < ow; ox++) {
-        const size_t x0 = ox * 2;
-        const size_t x1 = x0 + 1 < w ? x0 + 1 : w - 1;
-        const double sum = static_cast<double>(src[y0 * w + x0]) + src[y0 * w + x1] + src[y1 * w + x0] +
-                           src[y1 * w + x1];
-        dst[oy * ow + ox] = static_cast<float>(sum * 0.25);
-      }
-    }
-  }
-  return out;
-}
-
-/** Math.max(0, v) for the values here (never NaN), inline: std::fmax was a library call in the hot loop. */
-inline double NonNegative(double v) { return v > 0 ? v : 0.0; }
-
-/**
- * XYB made positive, in place: each pixel's three linear values are read before its XYB values are
- * written. The next scale is downsampled from the linear planes before this runs, so no second set of
- * planes is needed (24 bytes per pixel less at the first scale).
- */
-void ToPositiveXybInPlace(Planes& planes) {
-  const double neg_cbrt_bias = -V8Cbrt(kOpsinBias);
-  const size_t n = planes.width * planes.height;
-  float* r = planes.p[0].data();
-  float* g = planes.p[1].data();
-  float* b = planes.p[2].data();
-  for (size_t i = 0; i < n; i++) {
-    const double ri = r[i];
-    const double gi = g[i];
-    const double bi = b[i];
-    const double l = V8Cbrt(NonNegative(kM00 * ri + kM01 * gi + kM02 * bi + kOpsinBias)) + neg_cbrt_bias;
-    const double m = V8Cbrt(NonNegative(kM10 * ri + kM11 * gi + kM12 * bi + kOpsinBias)) + neg_cbrt_bias;
-    const double s = V8Cbrt(NonNegative(kM20 * ri + kM21 * gi + kM22 * bi + kOpsinBias)) + neg_cbrt_bias;
-    const double x = 0.5 * (l - m);
-    const double y = 0.5 * (l + m);
-    r[i] = static_cast<float>(x * 14 + 0.42);
-    g[i] = static_cast<float>(y + 0.01);
-    b[i] = static_cast<float>(s - y + 0.55);
-  }
-}
-
-/**
- * One scale's statistics. The five blurred planes of a channel are streamed row by row (BlurStream) and
- * each row's SSIM' and edge terms are added as it comes, in the same pixel order as a whole-plane pass,
- * so the double sums are the same.
- */
-void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blur, double* stats) {
+/** One scale's statistics: per channel the SSIM′ map and the edge maps (ringing, blurring), row by row. */
+void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blur, BlurScratch& scratch,
+                double* stats) {
   const size_t w = img1.width;
   const size_t h = img1.height;
-  const size_t n = w * h;
-  const double inv = 1.0 / static_cast<double>(n);
+  const size_t stride = img1.stride;
+  const double inv = 1.0 / static_cast<double>(w * h);
+  const V4 one = Splat(1.0f);
+  const V4 c2 = Splat(kC2);
+  const V2 one2 = Splat2(1.0);
   for (int c = 0; c < 3; c++) {
-    const float* a = img1.p[c].data();
-    const float* b = img2.p[c].data();
-    BlurStream blur11(blur, a, a, w, h);
-    BlurStream blur22(blur, b, b, w, h);
-    BlurStream blur12(blur, a, b, w, h);
-    BlurStream blur1(blur, a, nullptr, w, h);
-    BlurStream blur2(blur, b, nullptr, w, h);
-    double ssim1 = 0, ssim4 = 0, art1 = 0, art4 = 0, lost1 = 0, lost4 = 0;
+    const float* a = img1.p[c];
+    const float* b = img2.p[c];
+    MomentBlur blurred(blur, a, b, w, h, stride, scratch);
+    NormSums ssim, ringing, blurring;
     for (size_t y = 0; y < h; y++) {
-      const float* s11 = blur11.Next();
-      const float* s22 = blur22.Next();
-      const float* s12 = blur12.Next();
-      const float* mu1 = blur1.Next();
-      const float* mu2 = blur2.Next();
-      const float* ar = a + y * w;
-      const float* br = b + y * w;
-      for (size_t x = 0; x < w; x++) {
-        const double m1 = mu1[x];
-        const double m2 = mu2[x];
-        const double num_m = 1 - (m1 - m2) * (m1 - m2);
-        const double num_s = 2 * (s12[x] - m1 * m2) + kC2;
-        const double den_s = s11[x] - m1 * m1 + (s22[x] - m2 * m2) + kC2;
-        double d = 1 - (num_m * num_s) / den_s;
-        if (d < 0) d = 0;
-        ssim1 += d;
-        const double d2 = d * d;
-        ssim4 += d2 * d2;
-        const double e = (1 + std::fabs(br[x] - m2)) / (1 + std::fabs(ar[x] - m1)) - 1;
-        if (e > 0) {
-          art1 += e;
-          const double e2 = e * e;
-          art4 += e2 * e2;
-        } else if (e < 0) {
-          lost1 -= e;
-          const double e2 = e * e;
-          lost4 += e2 * e2;
-        }
+      const float* row[kMoments];
+      blurred.Next(row);
+      const float* ar = a + y * stride;
+      const float* br = b + y * stride;
+      for (size_t x = 0; x < stride; x += 4) {
+        const V4 m1 = Load(row[kMu1] + x);
+        const V4 m2 = Load(row[kMu2] + x);
+        const V4 diff = m1 - m2;
+        const V4 num_m = one - diff * diff;
+        const V4 num_s = Splat(2.0f) * (Load(row[kSigma12] + x) - m1 * m2) + c2;
+        const V4 den_s = (Load(row[kSigma11] + x) - m1 * m1) + (Load(row[kSigma22] + x) - m2 * m2) + c2;
+        const V4 ratio = (num_m * num_s) / den_s;
+        V2 dlo = Max0(one2 - LowHalf(ratio));
+        V2 dhi = Max0(one2 - HighHalf(ratio));
+        const V4 edge1 = Abs(Load(ar + x) - m1);
+        const V4 edge2 = Abs(Load(br + x) - m2);
+        V2 elo = (one2 + LowHalf(edge2)) / (one2 + LowHalf(edge1)) - one2;
+        V2 ehi = (one2 + HighHalf(edge2)) / (one2 + HighHalf(edge1)) - one2;
+        const long valid = static_cast<long>(w - x);
+        Mask(dlo, dhi, valid);
+        Mask(elo, ehi, valid);
+        ssim.Add(dlo, dhi);
+        ringing.Add(Max0(elo), Max0(ehi));
+        blurring.Add(Max0(-elo), Max0(-ehi));
       }
     }
-    stats[c * 2] = ssim1 * inv;
-    stats[c * 2 + 1] = std::sqrt(std::sqrt(ssim4 * inv));
+    ssim.Norms(inv, stats + c * 2);
     double* edge = stats + 6 + c * 4;
-    edge[0] = art1 * inv;
-    edge[1] = std::sqrt(std::sqrt(art4 * inv));
-    edge[2] = lost1 * inv;
-    edge[3] = std::sqrt(std::sqrt(lost4 * inv));
+    ringing.Norms(inv, edge);
+    blurring.Norms(inv, edge + 2);
   }
 }
 
@@ -178,24 +232,50 @@ void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blu
 std::vector<double> ScaleStats(const Image& reference, const Image& distorted, size_t width, size_t height,
                                const BlurConstants& blur) {
   std::vector<double> stats;
-  // As the TypeScript: a scale is scored while the previous one (the image itself for the first) is at
-  // least 8 × 8, so the last scored scale may be smaller.
+  // A scale is scored while the previous one (the image itself for the first) is at least 8 × 8, so the
+  // last scored scale may be smaller.
   if (width < 8 || height < 8) return stats;
-  Planes lin1 = ToLinear(reference, width, height);
-  Planes lin2 = ToLinear(distorted, width, height);
-  for (int scale = 0; scale < kNumScales; scale++) {
-    const bool more = scale + 1 < kNumScales && lin1.width >= 8 && lin1.height >= 8;
-    Planes next1 = more ? Downsample(lin1) : Planes(0, 0);
-    Planes next2 = more ? Downsample(lin2) : Planes(0, 0);
-    ToPositiveXybInPlace(lin1);
-    ToPositiveXybInPlace(lin2);
+  std::vector<Planes> scales[2];
+  size_t floats = 0;
+  for (size_t w = width, h = height;; w = (w + 1) / 2, h = (h + 1) / 2) {
+    const size_t stride = (w + 3) & ~size_t{3};
+    for (auto& image : scales) image.push_back(Planes{w, h, stride, {}});
+    floats += 2 * 3 * stride * h;
+    if (scales[0].size() == static_cast<size_t>(kNumScales) || w < 8 || h < 8) break;
+  }
+  PlaneMemory memory(floats);
+  float* next = memory.data();
+  for (auto& image : scales)
+    for (Planes& planes : image)
+      for (float*& plane : planes.p) {
+        plane = next;
+        next += planes.stride * planes.height;
+      }
+  BlurScratch scratch(scales[0][0].stride);
+  ToLinear(reference, scales[0][0]);
+  ToLinear(distorted, scales[1][0]);
+  for (size_t scale = 0; scale < scales[0].size(); scale++) {
+    Planes& planes1 = scales[0][scale];
+    Planes& planes2 = scales[1][scale];
+    if (scale + 1 < scales[0].size()) {
+      Downsample(planes1, scales[0][scale + 1]);
+      Downsample(planes2, scales[1][scale + 1]);
+    }
+    ToPositiveXybInPlace(planes1);
+    ToPositiveXybInPlace(planes2);
     stats.resize(stats.size() + kStatsPerScale);
-    ScoreScale(lin1, lin2, blur, stats.data() + stats.size() - kStatsPerScale);
-    if (!more) break;
-    lin1 = std::move(next1);
-    lin2 = std::move(next2);
+    ScoreScale(planes1, planes2, blur, scratch, stats.data() + stats.size() - kStatsPerScale);
   }
   return stats;
+}
+
+void CubeRoots(const float* in, float* out, size_t n) {
+  for (size_t i = 0; i < n; i += 4) {
+    float lanes[4] = {};
+    for (size_t j = 0; j < 4 && i + j < n; j++) lanes[j] = in[i + j];
+    const V4 root = CubeRoot(Load(lanes));
+    for (size_t j = 0; j < 4 && i + j < n; j++) out[i + j] = root[j];
+  }
 }
 
 }  // namespace ssimulacra2

@@ -1,6 +1,6 @@
-// SSIMULACRA 2 per-scale statistics, the C++ twin of scoreOnBackground in
-// src/processors/shared/metric/ssimulacra2.ts up to (not including) the weighted sum, which stays in
-// TypeScript (it uses `**`, whose last bit differs between V8 and glibc). Pure computation: no Node-API.
+// SSIMULACRA 2 per-scale statistics (what scoreOnBackground in src/processors/shared/metric/ssimulacra2.ts
+// computes, in float32 as the reference does) up to, not including, the weighted sum, which stays in
+// TypeScript (cheap). Pure computation: no Node-API.
 #pragma once
 
 #include <cstddef>
@@ -27,5 +27,8 @@ constexpr size_t kStatsPerScale = 18;
  */
 std::vector<double> ScaleStats(const Image& reference, const Image& distorted, size_t width, size_t height,
                                const BlurConstants& blur);
+
+/** The metric's cube root (simd.h CubeRoot) of n floats, for its test. */
+void CubeRoots(const float* in, float* out, size_t n);
 
 }  // namespace ssimulacra2

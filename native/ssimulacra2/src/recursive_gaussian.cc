@@ -1,193 +1,210 @@
-// Row and column passes of the recursive Gaussian, statement for statement as recursive-gaussian.ts
-// (which explains the filter and why its float32 rounding is part of the score). F() is Math.fround.
+// Row and column passes of the recursive Gaussian in float32 vector lanes (recursive_gaussian.h).
 #include "recursive_gaussian.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace ssimulacra2 {
 namespace {
 
-constexpr long kN = 5;  // N of the paper for σ = 1.5, as in the TypeScript
+constexpr long kN = 5;                  // N of the paper for σ = 1.5, as in the TypeScript
+constexpr long kPadLeft = 2 * kN;       // in[n − N − 1] from n = −N + 1 on
+constexpr long kPadRight = kN - 1 + 3;  // in[n + N − 1] up to n = width − 1, and the stride's padding
 
-inline double F(double x) { return static_cast<double>(static_cast<float>(x)); }
+/** Moment m's row-pass input at a step: in[n − N − 1] + in[n + N − 1], products rounded to float first. */
+inline V4 TapSum(int m, V4 al, V4 ar, V4 bl, V4 br) {
+  switch (m) {
+    case kMu1:
+      return al + ar;
+    case kMu2:
+      return bl + br;
+    case kSigma11:
+      return al * al + ar * ar;
+    case kSigma22:
+      return bl * bl + br * br;
+    default:
+      return al * bl + ar * br;
+  }
+}
 
 /**
- * The row pass on R consecutive rows at once. Each row's arithmetic is exactly the TypeScript's (rows are
- * independent); interleaving them gives the CPU R independent dependency chains instead of one, and the
- * compiler lanes to vectorise. With 4 rows a whole scoring used 7–13 % less CPU on the pairs of
- * bench/metric/native-cost.ts (433 → 404 ms/MP opaque, 869 → 755 ms/MP alpha, a loaded 2-core machine).
+ * The row pass's recursion for moments kFirst … kFirst + kCount − 1 along x, on four rows (lanes) at
+ * once: y = n2·sum + (−d1·y[n−1] − y[n−2]) per resonator, output y1 + (y3 + y5), the reference's order.
+ * ta and tb hold per x one V4 (four rows) of a and b, kPadLeft zeros first; out gets per moment and x
+ * one V4. A few moments per loop: enough independent chains to hide the recursion's latency, few enough
+ * that their states stay in the 16 vector registers.
  */
-template <int R>
-void RowPassRows(const BlurConstants& c, const float* src, float* dst, long width) {
-  double prev[3][R] = {};
-  double prev2[3][R] = {};
-  double lanes[12][R];
-  const long end = width - kN + 1 - 3;
-  // One output at n for every row: the scalar form the reference uses at both ends of a row.
-  auto step = [&](long n) {
-    const long left = n - kN - 1;
-    const long right = n + kN - 1;
-    double sum[R];
-    for (int r = 0; r < R; r++)
-      sum[r] = F((left >= 0 ? static_cast<double>(src[r * width + left]) : 0.0) +
-                 (right < width ? static_cast<double>(src[r * width + right]) : 0.0));
-    for (int k = 0; k < 3; k++) {
-      for (int r = 0; r < R; r++) {
-        double v = F(sum[r] * c.mul_in[4 * k]);
-        v = F(c.mul_prev2[4 * k] * prev2[k][r] + v);
-        v = F(c.mul_prev[4 * k] * prev[k][r] + v);
-        prev2[k][r] = prev[k][r];
-        prev[k][r] = v;
-        lanes[k][r] = v;
+template <int kFirst, int kCount>
+void RowRecursion(const BlurConstants& k, const float* ta, const float* tb, float* out, long width, long stride) {
+  V4 n2[3], neg_d1[3];
+  for (int r = 0; r < 3; r++) {
+    n2[r] = Splat(k.n2[r]);
+    neg_d1[r] = Splat(-k.d1[r]);
+  }
+  V4 prev[kCount][3] = {};
+  V4 prev2[kCount][3] = {};
+  auto step = [&](long n, bool store) __attribute__((always_inline)) {
+    const long j = kPadLeft + n;
+    const V4 al = Load(ta + 4 * (j - kN - 1));
+    const V4 ar = Load(ta + 4 * (j + kN - 1));
+    const V4 bl = Load(tb + 4 * (j - kN - 1));
+    const V4 br = Load(tb + 4 * (j + kN - 1));
+    for (int i = 0; i < kCount; i++) {
+      const V4 sum = TapSum(kFirst + i, al, ar, bl, br);
+      V4 y[3];
+      for (int r = 0; r < 3; r++) {
+        y[r] = n2[r] * sum + (neg_d1[r] * prev[i][r] - prev2[i][r]);
+        prev2[i][r] = prev[i][r];
+        prev[i][r] = y[r];
       }
+      if (store) Store(out + 4 * ((kFirst + i) * stride + n), y[0] + (y[1] + y[2]));
     }
-    if (n >= 0)
-      for (int r = 0; r < R; r++)
-        dst[r * width + n] = static_cast<float>(F(lanes[0][r] + F(lanes[1][r] + lanes[2][r])));
   };
   long n = -kN + 1;
-  for (; n < std::min<long>(8, width); n++) step(n);
-  for (; n < end; n += 4) {
-    double s[4][R];
-    for (int j = 0; j < 4; j++)
-      for (int r = 0; r < R; r++) {
-        const float* base = src + r * width + n - kN - 1;
-        s[j][r] = F(static_cast<double>(base[j]) + base[j + 2 * kN]);
-      }
-    for (int k = 0; k < 3; k++) {
-      const int i = 4 * k;
-      const double m0 = c.mul_in[i];
-      const double m1 = c.mul_in[i + 1];
-      const double m2 = c.mul_in[i + 2];
-      const double m3 = c.mul_in[i + 3];
-      for (int r = 0; r < R; r++) {
-        const double p = prev[k][r];
-        const double pp = prev2[k][r];
-        double o0 = F(s[0][r] * m0);
-        double o1 = F(m0 * s[1][r] + F(s[0][r] * m1));
-        double o2 = F(m0 * s[2][r] + F(m1 * s[1][r] + F(s[0][r] * m2)));
-        double o3 = F(m0 * s[3][r] + F(m1 * s[2][r] + F(m2 * s[1][r] + F(s[0][r] * m3))));
-        o0 = F(c.mul_prev[i] * p + F(c.mul_prev2[i] * pp + o0));
-        o1 = F(c.mul_prev[i + 1] * p + F(c.mul_prev2[i + 1] * pp + o1));
-        o2 = F(c.mul_prev[i + 2] * p + F(c.mul_prev2[i + 2] * pp + o2));
-        o3 = F(c.mul_prev[i + 3] * p + F(c.mul_prev2[i + 3] * pp + o3));
-        lanes[i][r] = o0;
-        lanes[i + 1][r] = o1;
-        lanes[i + 2][r] = o2;
-        lanes[i + 3][r] = o3;
-        prev2[k][r] = o2;
-        prev[k][r] = o3;
-      }
-    }
-    for (int lane = 0; lane < 4; lane++)
-      for (int r = 0; r < R; r++)
-        dst[r * width + n + lane] =
-            static_cast<float>(F(lanes[lane][r] + F(lanes[4 + lane][r] + lanes[8 + lane][r])));
-  }
-  for (; n < width; n++) step(n);
+  for (; n < 0; n++) step(n, false);
+  for (; n < width; n++) step(n, true);
 }
 
 }  // namespace
 
 BlurConstants BlurConstantsFrom(const double* flat) {
   BlurConstants c;
-  std::copy(flat, flat + 12, c.mul_in);
-  std::copy(flat + 12, flat + 24, c.mul_prev);
-  std::copy(flat + 24, flat + 36, c.mul_prev2);
-  std::copy(flat + 36, flat + 39, c.n2);
-  std::copy(flat + 39, flat + 42, c.d1);
+  for (int k = 0; k < 3; k++) {
+    c.n2[k] = static_cast<float>(flat[k]);
+    c.d1[k] = static_cast<float>(flat[3 + k]);
+  }
   return c;
 }
 
-BlurStream::BlurStream(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height)
+BlurScratch::BlurScratch(size_t max_stride)
+    : ring(kMoments * kBlurRingRows * max_stride),
+      transposed(2 * 4 * (kPadLeft + max_stride + kPadRight)),
+      row_out(kMoments * 4 * max_stride),
+      state(kMoments * 3 * 2 * max_stride),
+      out(kMoments * max_stride),
+      zeros(max_stride) {}
+
+MomentBlur::MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height,
+                       size_t stride, BlurScratch& scratch)
     : k_(k),
       a_(a),
       b_(b),
       width_(static_cast<long>(width)),
       height_(static_cast<long>(height)),
+      stride_(static_cast<long>(stride)),
       step_(-kN + 1),
       computed_(0),
-      ring_(kRingRows * width),
-      input_(b == nullptr ? 0 : 4 * width),
-      out_(width),
-      zeros_(width),
-      p1_(width),
-      p3_(width),
-      p5_(width),
-      q1_(width),
-      q3_(width),
-      q5_(width) {}
+      ring_(scratch.ring.data()),
+      transposed_(scratch.transposed.data()),
+      row_out_(scratch.row_out.data()),
+      state_(scratch.state.data()),
+      out_(scratch.out.data()),
+      zeros_(scratch.zeros.data()),
+      flip_(false) {
+  // What is read before it is written starts as zeros: the recursions' states, the row pass's left
+  // padding, its outputs past the width (never written); the ring and out_ are written first.
+  std::fill(transposed_, transposed_ + 2 * 4 * (kPadLeft + stride + kPadRight), 0.0f);
+  std::fill(row_out_, row_out_ + kMoments * 4 * stride, 0.0f);
+  std::fill(state_, state_ + kMoments * 3 * 2 * stride, 0.0f);
+}
+
+const float* MomentBlur::RingRow(int moment, long row) const {
+  return ring_ + (moment * kRingRows + (row % kRingRows)) * stride_;
+}
 
 /**
- * The row pass from `row` on: four rows at once while four remain (as the whole-plane pass grouped them,
- * from row 0), then one by one. A group starts on a multiple of 4, so its rows are adjacent in the ring.
+ * The row pass of rows `row` … `row` + 3 (rows past the bottom are zeros whose outputs are dropped; lanes
+ * never mix). Inputs are zero outside the row, as in the reference, which then adds 0: exact.
  */
-void BlurStream::RowPassFrom(long row) {
-  const long rows = row + 4 <= height_ ? 4 : 1;
-  const float* src = a_ + row * width_;
-  if (b_ != nullptr) {
-    const float* b = b_ + row * width_;
-    const long n = rows * width_;
-    for (long i = 0; i < n; i++) input_[i] = static_cast<float>(static_cast<double>(src[i]) * b[i]);
-    src = input_.data();
+void MomentBlur::RowPassFrom(long row) {
+  const long span = kPadLeft + stride_ + kPadRight;
+  float* const ta = transposed_;
+  float* const tb = ta + 4 * span;
+  for (int which = 0; which < 2; which++) {
+    const float* plane = which == 0 ? a_ : b_;
+    float* t = which == 0 ? ta : tb;
+    for (long x = 0; x < stride_; x += 4) {
+      V4 r[4];
+      for (long i = 0; i < 4; i++) r[i] = row + i < height_ ? Load(plane + (row + i) * stride_ + x) : Splat(0.0f);
+      Transpose(r[0], r[1], r[2], r[3]);
+      for (long i = 0; i < 4; i++) Store(t + 4 * (kPadLeft + x + i), r[i]);
+    }
+    // Past the width the recursion reads zeros, not the planes' padding.
+    for (long j = kPadLeft + width_; j < span; j++) Store(t + 4 * j, Splat(0.0f));
   }
-  float* dst = ring_.data() + (row % kRingRows) * width_;
-  if (rows == 4)
-    RowPassRows<4>(k_, src, dst, width_);
-  else
-    RowPassRows<1>(k_, src, dst, width_);
-  computed_ = row + rows;
-}
 
-const float* BlurStream::RowPassOutput(long row) {
-  while (computed_ <= row) RowPassFrom(computed_);
-  return ring_.data() + (row % kRingRows) * width_;
+  float* const out = row_out_;
+  RowRecursion<kMu1, 2>(k_, ta, tb, out, width_, stride_);
+  RowRecursion<kSigma11, 2>(k_, ta, tb, out, width_, stride_);
+  RowRecursion<kSigma12, 1>(k_, ta, tb, out, width_, stride_);
+  // Back to rows: entries past the width were never written and stay zero.
+  const long rows = std::min<long>(4, height_ - row);
+  for (int m = 0; m < kMoments; m++) {
+    float* const ring = ring_ + m * kRingRows * stride_;
+    for (long x = 0; x < stride_; x += 4) {
+      const float* column = out + 4 * (m * stride_ + x);
+      V4 c[4] = {Load(column), Load(column + 4), Load(column + 8), Load(column + 12)};
+      Transpose(c[0], c[1], c[2], c[3]);
+      for (long i = 0; i < rows; i++) Store(ring + ((row + i) % kRingRows) * stride_ + x, c[i]);
+    }
+  }
+  computed_ = row + 4;
 }
 
 /**
- * One step n of the column pass over every column: previous (p) and second-previous (q) outputs of each
- * resonator, per column, stored as float32. A missing bottom row is a row of zeros (0.0, as the
- * reference adds); a missing top row is its own instance, which skips the add as the reference does.
- * Distinct buffers (restrict) and no branch inside: the compiler runs the columns in vector lanes, each
- * lane the same scalar arithmetic.
+ * Step n of the column pass over every column: per moment and resonator, y[n−1] and y[n−2] of each
+ * column are two state rows; y[n] overwrites y[n−2] and the rows swap roles (flip_). A missing bottom
+ * row is zeros; a missing top row is skipped, as in the reference.
+ *
+ * −d1·y[n−1] − y[n−2] is rounded once, as the reference's fused multiply-add rounds it: d1 ≈ −1.9, so the
+ * two terms nearly cancel and a rounded product first leaves float noise in flat areas, which SSIM′
+ * divides by C2. Rounded twice, the semi-transparent fixture pairs read 0.4–1.2 points below the reference
+ * (their dark-background blend is nearly flat); rounded once, within 0.3 (docs/benchmarks.md). The row
+ * pass rounds each operation: fusing it too took those pairs' mean |difference| from 0.10 to 0.07 for
+ * ~30 % more CPU per call.
  */
 template <bool kHasTop>
-static void ColumnStep(const BlurConstants& k, const float* __restrict top, const float* __restrict bottom,
-                float* __restrict p1, float* __restrict p3, float* __restrict p5, float* __restrict q1,
-                float* __restrict q3, float* __restrict q5, float* __restrict out, long width) {
-  const double n1 = k.n2[0], n3 = k.n2[1], n5 = k.n2[2];
-  const double d11 = k.d1[0], d13 = k.d1[1], d15 = k.d1[2];
-  for (long x = 0; x < width; x++) {
-    const double b = static_cast<double>(bottom[x]);
-    const double sum = kHasTop ? F(static_cast<double>(top[x]) + b) : b;
-    const double y1 = F(n1 * sum + F(-d11 * p1[x] - q1[x]));
-    const double y3 = F(n3 * sum + F(-d13 * p3[x] - q3[x]));
-    const double y5 = F(n5 * sum + F(-d15 * p5[x] - q5[x]));
-    q1[x] = p1[x];
-    q3[x] = p3[x];
-    q5[x] = p5[x];
-    p1[x] = static_cast<float>(y1);
-    p3[x] = static_cast<float>(y3);
-    p5[x] = static_cast<float>(y5);
-    out[x] = static_cast<float>(y1 + F(y3 + y5));
+void MomentBlur::ColumnStep(long n) {
+  const bool has_bottom = n + kN - 1 < height_;
+  const int now = flip_ ? 1 : 0;
+  for (int m = 0; m < kMoments; m++) {
+    const float* const bottom = has_bottom ? RingRow(m, n + kN - 1) : zeros_;
+    const float* const top = kHasTop ? RingRow(m, n - kN - 1) : nullptr;
+    float* const state = state_ + m * 6 * stride_;
+    float* const p1 = state + (0 + now) * stride_;
+    float* const q1 = state + (1 - now) * stride_;
+    float* const p3 = state + (2 + now) * stride_;
+    float* const q3 = state + (3 - now) * stride_;
+    float* const p5 = state + (4 + now) * stride_;
+    float* const q5 = state + (5 - now) * stride_;
+    float* const out = out_ + m * stride_;
+    const V4 n1 = Splat(k_.n2[0]), n3 = Splat(k_.n2[1]), n5 = Splat(k_.n2[2]);
+    const V4 d11 = Splat(-k_.d1[0]), d13 = Splat(-k_.d1[1]), d15 = Splat(-k_.d1[2]);
+    for (long x = 0; x < stride_; x += 4) {
+      const V4 sum = kHasTop ? Load(top + x) + Load(bottom + x) : Load(bottom + x);
+      const V4 y1 = n1 * sum + MulSubRoundedOnce(d11, Load(p1 + x), Load(q1 + x));
+      const V4 y3 = n3 * sum + MulSubRoundedOnce(d13, Load(p3 + x), Load(q3 + x));
+      const V4 y5 = n5 * sum + MulSubRoundedOnce(d15, Load(p5 + x), Load(q5 + x));
+      Store(q1 + x, y1);
+      Store(q3 + x, y3);
+      Store(q5 + x, y5);
+      Store(out + x, y1 + (y3 + y5));
+    }
   }
+  flip_ = !flip_;
 }
 
-const float* BlurStream::Next() {
+void MomentBlur::Next(const float* rows[kMoments]) {
   for (;;) {
     const long n = step_++;
-    const float* bottom = n + kN - 1 < height_ ? RowPassOutput(n + kN - 1) : zeros_.data();
-    float* out = out_.data();
-    if (n - kN - 1 >= 0) {
-      const float* top = ring_.data() + ((n - kN - 1) % kRingRows) * width_;
-      ColumnStep<true>(k_, top, bottom, p1_.data(), p3_.data(), p5_.data(), q1_.data(), q3_.data(), q5_.data(),
-                       out, width_);
-    } else {
-      ColumnStep<false>(k_, nullptr, bottom, p1_.data(), p3_.data(), p5_.data(), q1_.data(), q3_.data(),
-                        q5_.data(), out, width_);
+    while (n + kN - 1 < height_ && computed_ <= n + kN - 1) RowPassFrom(computed_);
+    if (n - kN - 1 >= 0)
+      ColumnStep<true>(n);
+    else
+      ColumnStep<false>(n);
+    if (n >= 0) {
+      for (int m = 0; m < kMoments; m++) rows[m] = out_ + m * stride_;
+      return;
     }
-    if (n >= 0) return out;
   }
 }
 

@@ -1,62 +1,88 @@
-// The SSIMULACRA 2 blur, the C++ twin of src/processors/shared/metric/recursive-gaussian.ts: the same
-// row pass (blocks of four outputs, scalar steps at both ends) and column pass, with float32 rounding
-// exactly where the TypeScript calls Math.fround or stores into a Float32Array, and double elsewhere.
+// The SSIMULACRA 2 blur: libjxl's recursive Gaussian (σ = 1.5; src/processors/shared/metric/
+// recursive-gaussian.ts derives it and says why its float32 rounding is part of the score), computed in
+// float32 as the reference computes it, four lanes at a time (simd.h).
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "simd.h"
+
 namespace ssimulacra2 {
 
-/**
- * The filter's float32-valued constants, computed by the TypeScript module (its Math.cos/sin/tan/exp are
- * V8's, which differ from glibc's in the last bit) and handed over as they are: per resonator k,
- * mulIn/mulPrev/mulPrev2 at [4k + lane], n2 and d1 at [k].
- */
+/** The three resonators' float32 constants: y = n2·(in[n−N−1] + in[n+N−1]) − d1·y[n−1] − y[n−2]. */
 struct BlurConstants {
-  double mul_in[12];
-  double mul_prev[12];
-  double mul_prev2[12];
-  double n2[3];
-  double d1[3];
+  float n2[3];
+  float d1[3];
 };
 
-/** Number of doubles in the flat array the TypeScript side passes (order of the fields above). */
-constexpr size_t kBlurConstantCount = 42;
+/** Number of doubles the TypeScript side passes: n2[0..2] then d1[0..2] (float32 values). */
+constexpr size_t kBlurConstantCount = 6;
 
 BlurConstants BlurConstantsFrom(const double* flat);
 
-/**
- * One plane blurred row by row, top to bottom. The row pass runs at most four rows ahead into a ring of
- * kRingRows rows and the column pass keeps its state per column, so a blurred plane costs ~24 rows of
- * memory instead of the two whole planes (output and scratch) a plane-at-a-time blur needs: the scoring
- * mosaic's five blurred planes per channel were ~95 MB at 2.4 MP, outside the JS heap. Every output is
- * the same arithmetic as the whole-plane passes (rows are independent in the row pass; the column pass
- * visits the rows in the same order), so the score stays bit-identical to the TypeScript.
- *
- * The input is plane `a`, or the float32 product a·b when `b` is given (a·a when b == a).
- */
-class BlurStream {
- public:
-  BlurStream(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height);
+/** The five blurred planes of one channel SSIM′ needs, in this order. */
+enum Moment { kMu1, kMu2, kSigma11, kSigma22, kSigma12, kMoments };
 
-  /** The next blurred row (rows 0 … height − 1 in order); valid until the next call. */
-  const float* Next();
+/** Rows of row-pass output kept: a power of two ≥ the rows the column pass spans + the lookahead. */
+constexpr long kBlurRingRows = 16;
+
+/**
+ * MomentBlur's buffers (~140 floats per column of the widest scale), allocated once per scoring and
+ * reused by every channel and scale: allocating them per channel cost page faults (a large block is a
+ * fresh mapping each time).
+ */
+struct BlurScratch {
+  explicit BlurScratch(size_t max_stride);
+
+  std::vector<float> ring, transposed, row_out, state, out, zeros;
+};
+
+/**
+ * The five blurred moments of two planes a and b (mu1 = blur(a), mu2 = blur(b), blur(a·a), blur(b·b),
+ * blur(a·b)), row by row, top to bottom, without storing a blurred plane: the row pass runs four rows at
+ * a time ahead into a ring of rows, the column pass keeps its state per column.
+ *
+ * Layout for the vector lanes. Row pass: four image rows are transposed so that a lane is a row; the
+ * recursion then runs along x on four rows at once, and on the five moments at once (fifteen
+ * independent chains, which hides the recursion's latency); its outputs are transposed back. Column
+ * pass: a lane is a column. Every lane does the scalar recursion of its own row or column, in the same
+ * order, so the result does not depend on the lanes: it is the same as one pixel at a time.
+ *
+ * Planes have `stride` floats per row (a multiple of 4, ≥ width); columns from width on are padding,
+ * whose blurred values are zero and must be ignored by the caller.
+ */
+class MomentBlur {
+ public:
+  MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height, size_t stride,
+             BlurScratch& scratch);
+
+  /** The next row of each moment (rows 0 … height − 1 in order); valid until the next call. */
+  void Next(const float* rows[kMoments]);
 
  private:
-  static constexpr long kRingRows = 16;  // a power of two ≥ 2N + 1 + 3 (rows the column pass spans + lookahead)
+  static constexpr long kRingRows = kBlurRingRows;
 
-  const float* RowPassOutput(long row);
   void RowPassFrom(long row);
+  const float* RingRow(int moment, long row) const;
+  template <bool kHasTop>
+  void ColumnStep(long n);
 
-  const BlurConstants& k_;
+  BlurConstants k_;
   const float* a_;
   const float* b_;
   long width_;
   long height_;
+  long stride_;
   long step_;      // the column pass's next n
   long computed_;  // rows of the row pass done
-  std::vector<float> ring_, input_, out_, zeros_, p1_, p3_, p5_, q1_, q3_, q5_;
+  float* ring_;        // kMoments × kRingRows rows
+  float* transposed_;  // a then b: per x one V4 of four rows, zero-padded both sides
+  float* row_out_;     // kMoments × per x one V4 of four rows
+  float* state_;       // column pass: kMoments × 3 resonators × {y[n−1], y[n−2]} rows
+  float* out_;         // kMoments rows
+  const float* zeros_;
+  bool flip_;  // which of the two state rows holds y[n−1]
 };
 
 }  // namespace ssimulacra2

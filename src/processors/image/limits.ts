@@ -42,10 +42,10 @@ export function memoryShare(
 
 /**
  * Bytes the native SSIMULACRA 2 holds per scored pixel while it scores (native/ssimulacra2: both images'
- * float32 linear planes, made XYB in place, 24 bytes, and the next scale's planes, 6; its blurs stream row
- * by row). They live outside the JS heap and outside libvips, so the working copies do not cover them.
+ * float32 planes of every scale in one block, 24 bytes × 4/3; its blurs stream row by row). They live
+ * outside the JS heap and outside libvips, so the working copies do not cover them.
  */
-export const SCORE_BYTES_PER_PIXEL = 30;
+export const SCORE_BYTES_PER_PIXEL = 32;
 
 /**
  * A job's whole share: its decoded copies (`memoryShare`) and the metric's scratch for the pixels its

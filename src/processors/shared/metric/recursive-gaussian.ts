@@ -9,12 +9,11 @@
  * the sampled radius-5 Gaussian read +0.2 above the reference on the opaque fixture pairs. Why the float32
  * rounding: the SSIM' map divides variance differences by C2 = 0.0009, so on flat areas the rounding noise
  * of blur(x²) − blur(x)² is part of the score. Exact (double) arithmetic read +1.4…+2.6 above the reference
- * on the semi-transparent fixture pairs; this reproduction reads within ±0.2 on every pair
- * (test/processors/image/metric-reference.test.ts). So the passes below follow the reference's
- * arithmetic order: rows in blocks of four outputs from the previous block's last two (the SIMD form, with
- * fused multiply-adds as on x86-64 with FMA), columns one recursion step per row; every value rounded to
- * float32 (Math.fround; a double product of two float32 values is exact, so `fround(a·b + c)` is the fused
- * multiply-add).
+ * on the semi-transparent fixture pairs; float32 arithmetic reads within ±0.3 on every pair
+ * (test/processors/image/metric-reference.test.ts). So both passes run the recursion one step per pixel
+ * with every value rounded to float32 (Math.fround), the column pass's feedback rounded once as the
+ * reference's fused multiply-add rounds it. This is the native addon's arithmetic, operation for
+ * operation (native/ssimulacra2/src/recursive_gaussian.cc), so the two give the same bits.
  */
 
 const f = Math.fround;
@@ -58,97 +57,50 @@ const { n2, d1 } = resonators();
 const N2 = Float64Array.from(n2, f);
 const D1 = Float64Array.from(d1, f);
 /**
- * Row pass, four outputs per step, for lane i of resonator k at [k·4 + i]: the recursion expanded so each
- * output depends on the step's inputs and the previous step's last two outputs (o0 = n·i0 − d·p − pp,
- * o1 = n·i1 − d·o0 − p, …, gathered per input and per p, pp).
+ * The resonators' constants for the native blur (native/ssimulacra2/src/recursive_gaussian.h): N2 then D1,
+ * float32 values. Computed here because V8's Math.cos/sin/tan/exp and C's differ in the last bit.
  */
-const MUL_IN = new Float64Array(12);
-const MUL_PREV = new Float64Array(12);
-const MUL_PREV2 = new Float64Array(12);
-for (let k = 0; k < 3; k++) {
-  const n = n2[k]!;
-  const d = d1[k]!;
-  const d2 = d * d;
-  MUL_IN.set([n, -d * n, d2 * n - n, -d2 * d * n + 2 * d * n].map(f), 4 * k);
-  MUL_PREV.set([-d, d2 - 1, -d2 * d + 2 * d, d2 * d2 - 3 * d2 + 1].map(f), 4 * k);
-  MUL_PREV2.set([-1, d, -d2 + 1, d2 * d - 2 * d].map(f), 4 * k);
+export const BLUR_CONSTANTS = Float64Array.from([...N2, ...D1]);
+
+/**
+ * Row pass: per row, y = n2·sum + (−d1·y[n−1] − y[n−2]) per resonator, every operation rounded to float32,
+ * output y1 + (y3 + y5). The addon runs four rows at once, one per vector lane, each lane this recursion.
+ */
+function rowPass(src: Float32Array, dst: Float32Array, width: number, height: number): void {
+  const [n1, n3, n5] = N2 as unknown as [number, number, number];
+  const [d11, d13, d15] = D1 as unknown as [number, number, number];
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    let p1 = 0;
+    let p3 = 0;
+    let p5 = 0;
+    let q1 = 0;
+    let q3 = 0;
+    let q5 = 0;
+    for (let n = -N + 1; n < width; n++) {
+      const left = n - N - 1;
+      const right = n + N - 1;
+      const sum = f((left >= 0 ? src[row + left]! : 0) + (right < width ? src[row + right]! : 0));
+      const y1 = f(f(n1 * sum) + f(f(-d11 * p1) - q1));
+      const y3 = f(f(n3 * sum) + f(f(-d13 * p3) - q3));
+      const y5 = f(f(n5 * sum) + f(f(-d15 * p5) - q5));
+      q1 = p1;
+      q3 = p3;
+      q5 = p5;
+      p1 = y1;
+      p3 = y3;
+      p5 = y5;
+      if (n >= 0) dst[row + n] = y1 + f(y3 + y5);
+    }
+  }
 }
 
 /**
- * The filter's constants for the native blur (native/ssimulacra2/src/recursive_gaussian.h), in its order:
- * MUL_IN, MUL_PREV, MUL_PREV2, N2, D1. Computed here because V8's Math.cos/sin/tan/exp and C's differ in
- * the last bit.
+ * Column pass: the same recursion down each column, with −d1·y[n−1] − y[n−2] rounded once as the
+ * reference's fused multiply-add rounds it (the double product of two float32 values is exact; the
+ * addon computes it the same way), which matters on flat areas (native/ssimulacra2/src/recursive_gaussian.cc
+ * says how much). A missing top row is skipped, a missing bottom row reads 0.
  */
-export const BLUR_CONSTANTS = Float64Array.from([...MUL_IN, ...MUL_PREV, ...MUL_PREV2, ...N2, ...D1]);
-
-/** Resonator states of the row pass: prev and prev2 per k. */
-const state = new Float64Array(6);
-const lanes = new Float64Array(12);
-
-/** One output at `n` of the row pass (the scalar form the reference uses at both ends of a row). */
-function rowStep(src: Float32Array, row: number, width: number, n: number): number {
-  const left = n - N - 1;
-  const right = n + N - 1;
-  const sum = f((left >= 0 ? src[row + left]! : 0) + (right < width ? src[row + right]! : 0));
-  for (let k = 0; k < 3; k++) {
-    const prev = state[k]!;
-    const prev2 = state[3 + k]!;
-    let v = f(sum * MUL_IN[4 * k]!);
-    v = f(MUL_PREV2[4 * k]! * prev2 + v);
-    v = f(MUL_PREV[4 * k]! * prev + v);
-    state[3 + k] = prev;
-    state[k] = v;
-    lanes[k] = v;
-  }
-  return f(lanes[0]! + f(lanes[1]! + lanes[2]!));
-}
-
-function rowPass(src: Float32Array, dst: Float32Array, width: number, height: number): void {
-  const end = width - N + 1 - 3;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    state.fill(0);
-    let n = -N + 1;
-    for (; n < Math.min(8, width); n++) {
-      const v = rowStep(src, row, width, n);
-      if (n >= 0) dst[row + n] = v;
-    }
-    for (; n < end; n += 4) {
-      const base = row + n - N - 1;
-      const s0 = f(src[base]! + src[base + 2 * N]!);
-      const s1 = f(src[base + 1]! + src[base + 1 + 2 * N]!);
-      const s2 = f(src[base + 2]! + src[base + 2 + 2 * N]!);
-      const s3 = f(src[base + 3]! + src[base + 3 + 2 * N]!);
-      for (let k = 0; k < 3; k++) {
-        const i = 4 * k;
-        const prev = state[k]!;
-        const prev2 = state[3 + k]!;
-        const m0 = MUL_IN[i]!;
-        const m1 = MUL_IN[i + 1]!;
-        const m2 = MUL_IN[i + 2]!;
-        const m3 = MUL_IN[i + 3]!;
-        let o0 = f(s0 * m0);
-        let o1 = f(m0 * s1 + f(s0 * m1));
-        let o2 = f(m0 * s2 + f(m1 * s1 + f(s0 * m2)));
-        let o3 = f(m0 * s3 + f(m1 * s2 + f(m2 * s1 + f(s0 * m3))));
-        o0 = f(MUL_PREV[i]! * prev + f(MUL_PREV2[i]! * prev2 + o0));
-        o1 = f(MUL_PREV[i + 1]! * prev + f(MUL_PREV2[i + 1]! * prev2 + o1));
-        o2 = f(MUL_PREV[i + 2]! * prev + f(MUL_PREV2[i + 2]! * prev2 + o2));
-        o3 = f(MUL_PREV[i + 3]! * prev + f(MUL_PREV2[i + 3]! * prev2 + o3));
-        lanes[i] = o0;
-        lanes[i + 1] = o1;
-        lanes[i + 2] = o2;
-        lanes[i + 3] = o3;
-        state[3 + k] = o2;
-        state[k] = o3;
-      }
-      for (let lane = 0; lane < 4; lane++)
-        dst[row + n + lane] = f(lanes[lane]! + f(lanes[4 + lane]! + lanes[8 + lane]!));
-    }
-    for (; n < width; n++) dst[row + n] = rowStep(src, row, width, n);
-  }
-}
-
 function columnPass(src: Float32Array, dst: Float32Array, width: number, height: number): void {
   const [n1, n3, n5] = N2 as unknown as [number, number, number];
   const [d11, d13, d15] = D1 as unknown as [number, number, number];
@@ -168,9 +120,9 @@ function columnPass(src: Float32Array, dst: Float32Array, width: number, height:
     for (let x = 0; x < width; x++) {
       const b = hasBottom ? src[bottom + x]! : 0;
       const sum = hasTop ? f(src[top + x]! + b) : b;
-      const y1 = f(n1 * sum + f(-d11 * p1[x]! - q1[x]!));
-      const y3 = f(n3 * sum + f(-d13 * p3[x]! - q3[x]!));
-      const y5 = f(n5 * sum + f(-d15 * p5[x]! - q5[x]!));
+      const y1 = f(f(n1 * sum) + f(-d11 * p1[x]! - q1[x]!));
+      const y3 = f(f(n3 * sum) + f(-d13 * p3[x]! - q3[x]!));
+      const y5 = f(f(n5 * sum) + f(-d15 * p5[x]! - q5[x]!));
       q1[x] = p1[x]!;
       q3[x] = p3[x]!;
       q5[x] = p5[x]!;

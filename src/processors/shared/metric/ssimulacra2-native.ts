@@ -1,10 +1,10 @@
 /**
  * The native SSIMULACRA 2 (native/ssimulacra2, a Node-API addon built by scripts/setup.sh): the same
- * per-scale statistics as ssimulacra2.ts, bit for bit, computed on libuv's thread pool so the event loop
- * stays free while an image is scored (~770 ms of CPU per megapixel in TypeScript; docs/benchmarks.md has
- * the native figure). What the addon cannot reproduce bit for bit from C's maths library is computed here and
- * handed over: the sRGB → linear tables (V8's `**`), the blur's constants (V8's trigonometry), and the final
- * weighted sum and polynomial (`combine`, cheap).
+ * per-scale statistics as ssimulacra2.ts, bit for bit (both compute in float32 as the reference does, the
+ * addon four pixels per vector instruction), on libuv's thread pool so the event loop stays free while an
+ * image is scored (docs/benchmarks.md has the CPU per megapixel of each). What C's maths library would not
+ * give bit for bit is computed here and handed over: the sRGB → linear tables (V8's `**`), the blur's
+ * constants (V8's trigonometry), and the final weighted sum and polynomial (`combine`, cheap).
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +23,8 @@ interface Addon {
     height: number,
     blur: Float64Array,
   ): Promise<Float64Array>;
-  /** The cube root the metric uses (V8's algorithm), exposed for its test. */
-  cbrt(values: Float64Array): Float64Array;
+  /** The cube root the metric uses (float32), exposed for its test. */
+  cbrt(values: Float32Array): Float32Array;
 }
 
 /** Where node-gyp puts the addon (gitignored; scripts/setup.sh builds it when missing or stale). */
@@ -51,7 +51,7 @@ export function nativeSsimulacra2LoadError(): Error | undefined {
 }
 
 /** The addon's cube root of each value (for its test against Math.cbrt); throws the load error. */
-export function nativeCbrt(values: Float64Array): Float64Array {
+export function nativeCbrt(values: Float32Array): Float32Array {
   const { addon, error } = loaded;
   if (addon === undefined) throw error;
   return addon.cbrt(values);

@@ -8,11 +8,16 @@
  *   1-norm and 4-norm of each map → 108 numbers → the published weighted sum and polynomial.
  * 100 = identical, ~90 visually lossless at 1:1, ~80 very high, ~70 high, ~50 medium quality.
  *
- * The blur is the reference's own recursive Gaussian with its float32 rounding (recursive-gaussian.ts says
- * why that matters). Agreement with the reference binary is tested on
- * real pairs in test/processors/image/metric-reference.test.ts (numbers in docs/benchmarks.md).
+ * Computed in float32 as the reference computes it (recursive-gaussian.ts says why the blur's rounding
+ * matters): `f` (Math.fround) after every float operation, double where the reference uses double (the
+ * map values and their sums). This is the native addon's arithmetic operation for operation, so the two
+ * give the same number (test/processors/image/ssimulacra2-native.test.ts); the addon runs four pixels per
+ * instruction and keeps its sums per lane (x mod 4), which `LaneSums` reproduces. Agreement with the
+ * reference binary is tested on real pairs in test/processors/image/metric-reference.test.ts (numbers in
+ * docs/benchmarks.md).
  */
 
+import { floatCubeRoot } from './float-cube-root.ts';
 import { blurPlane } from './recursive-gaussian.ts';
 
 /**
@@ -26,20 +31,21 @@ export interface RgbImage {
   channels: 3 | 4;
 }
 
-const C2 = 0.0009;
+const f = Math.fround;
+const C2 = f(0.0009);
 const NUM_SCALES = 6;
 
-const M00 = 0.3;
-const M02 = 0.078;
-const M01 = 1 - M02 - M00;
-const M10 = 0.23;
-const M12 = 0.078;
-const M11 = 1 - M12 - M10;
-const M20 = 0.24342268924547819;
-const M21 = 0.20476744424496821;
-const M22 = 1 - M20 - M21;
-const OPSIN_BIAS = 0.0037930732552754493;
-const NEG_CBRT_BIAS = -Math.cbrt(OPSIN_BIAS);
+const M00 = f(0.3);
+const M02 = f(0.078);
+const M01 = f(1 - 0.078 - 0.3);
+const M10 = f(0.23);
+const M12 = f(0.078);
+const M11 = f(1 - 0.078 - 0.23);
+const M20 = f(0.24342268924547819);
+const M21 = f(0.20476744424496821);
+const M22 = f(1 - 0.24342268924547819 - 0.20476744424496821);
+const OPSIN_BIAS = f(0.0037930732552754493);
+const NEG_CBRT_BIAS = -floatCubeRoot(OPSIN_BIAS);
 
 // biome-ignore format: the published table, 108 weights in the reference order.
 const WEIGHTS = [
@@ -137,13 +143,21 @@ function downsample(input: Planes): Planes {
       for (let ox = 0; ox < ow; ox++) {
         const x0 = ox * 2;
         const x1 = Math.min(x0 + 1, width - 1);
-        dst[oy * ow + ox] =
-          (src[y0 * width + x0]! + src[y0 * width + x1]! + src[y1 * width + x0]! + src[y1 * width + x1]!) *
-          0.25;
+        const top = f(src[y0 * width + x0]! + src[y0 * width + x1]!);
+        dst[oy * ow + ox] = f(f(f(top + src[y1 * width + x0]!) + src[y1 * width + x1]!) * 0.25);
       }
     }
   }
   return out;
+}
+
+const X_OFFSET = f(0.42);
+const Y_OFFSET = f(0.01);
+const B_OFFSET = f(0.55);
+
+/** One row of the opsin matrix applied to linear r, g, b, plus the bias, in float32. */
+function mix(a: number, b: number, c: number, r: number, g: number, bl: number): number {
+  return f(f(f(f(a * r) + f(b * g)) + f(c * bl)) + OPSIN_BIAS);
 }
 
 /** Linear RGB → XYB, made positive (X·14 + 0.42, Y + 0.01, B − Y + 0.55) as in the reference. */
@@ -156,14 +170,14 @@ function toPositiveXyb(lin: Planes): Planes {
     const ri = r[i]!;
     const gi = g[i]!;
     const bi = b[i]!;
-    const l = Math.cbrt(Math.max(0, M00 * ri + M01 * gi + M02 * bi + OPSIN_BIAS)) + NEG_CBRT_BIAS;
-    const m = Math.cbrt(Math.max(0, M10 * ri + M11 * gi + M12 * bi + OPSIN_BIAS)) + NEG_CBRT_BIAS;
-    const s = Math.cbrt(Math.max(0, M20 * ri + M21 * gi + M22 * bi + OPSIN_BIAS)) + NEG_CBRT_BIAS;
-    const x = 0.5 * (l - m);
-    const y = 0.5 * (l + m);
-    ox[i] = x * 14 + 0.42;
-    oy[i] = y + 0.01;
-    ob[i] = s - y + 0.55;
+    const l = f(floatCubeRoot(mix(M00, M01, M02, ri, gi, bi)) + NEG_CBRT_BIAS);
+    const m = f(floatCubeRoot(mix(M10, M11, M12, ri, gi, bi)) + NEG_CBRT_BIAS);
+    const s = f(floatCubeRoot(mix(M20, M21, M22, ri, gi, bi)) + NEG_CBRT_BIAS);
+    const x = f(0.5 * f(l - m));
+    const y = f(0.5 * f(l + m));
+    ox[i] = f(x * 14) + X_OFFSET;
+    oy[i] = y + Y_OFFSET;
+    ob[i] = f(s - y) + B_OFFSET;
   }
   return out;
 }
@@ -171,6 +185,29 @@ function toPositiveXyb(lin: Planes): Planes {
 export interface ScaleScores {
   ssim: number[]; // [c*2 + n]
   edge: number[]; // [c*4 + n] ringing, [c*4 + 2 + n] blurring
+}
+
+/**
+ * A map's 1- and 4-norm sums in double, one pair per lane (x mod 4) as the addon keeps them, added in its
+ * order at the end.
+ */
+class LaneSums {
+  private readonly sum1 = [0, 0, 0, 0];
+  private readonly sum4 = [0, 0, 0, 0];
+
+  add(x: number, v: number): void {
+    const lane = x & 3;
+    this.sum1[lane]! += v;
+    const v2 = v * v;
+    this.sum4[lane]! += v2 * v2;
+  }
+
+  /** [mean, 4-norm] over pixels (inv = 1 / pixels). */
+  norms(inv: number): [number, number] {
+    const [a, b, c, d] = this.sum1 as [number, number, number, number];
+    const [a4, b4, c4, d4] = this.sum4 as [number, number, number, number];
+    return [(a + b + (c + d)) * inv, Math.sqrt(Math.sqrt((a4 + b4 + (c4 + d4)) * inv))];
+  }
 }
 
 function scoreScale(img1: Planes, img2: Planes): ScaleScores {
@@ -197,36 +234,27 @@ function scoreScale(img1: Planes, img2: Planes): ScaleScores {
     blurPlane(mul, s12, tmp, width, height);
     blurPlane(a, mu1, tmp, width, height);
     blurPlane(b, mu2, tmp, width, height);
-    let ssim1 = 0;
-    let ssim4 = 0;
-    let art1 = 0;
-    let art4 = 0;
-    let lost1 = 0;
-    let lost4 = 0;
-    for (let i = 0; i < n; i++) {
-      const m1 = mu1[i]!;
-      const m2 = mu2[i]!;
-      const numM = 1 - (m1 - m2) * (m1 - m2);
-      const numS = 2 * (s12[i]! - m1 * m2) + C2;
-      const denS = s11[i]! - m1 * m1 + (s22[i]! - m2 * m2) + C2;
-      let d = 1 - (numM * numS) / denS;
-      if (d < 0) d = 0;
-      ssim1 += d;
-      const d2 = d * d;
-      ssim4 += d2 * d2;
-      const e = (1 + Math.abs(b[i]! - m2)) / (1 + Math.abs(a[i]! - m1)) - 1;
-      if (e > 0) {
-        art1 += e;
-        const e2 = e * e;
-        art4 += e2 * e2;
-      } else if (e < 0) {
-        lost1 -= e;
-        const e2 = e * e;
-        lost4 += e2 * e2;
+    const ssimSums = new LaneSums();
+    const ringing = new LaneSums();
+    const blurring = new LaneSums();
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = y * width + x;
+        const m1 = mu1[i]!;
+        const m2 = mu2[i]!;
+        const diff = f(m1 - m2);
+        const numM = f(1 - f(diff * diff));
+        const numS = f(2 * f(s12[i]! - f(m1 * m2)) + C2);
+        const denS = f(f(f(s11[i]! - f(m1 * m1)) + f(s22[i]! - f(m2 * m2))) + C2);
+        const d = 1 - f(f(numM * numS) / denS);
+        ssimSums.add(x, d > 0 ? d : 0);
+        const e = (1 + Math.abs(f(b[i]! - m2))) / (1 + Math.abs(f(a[i]! - m1))) - 1;
+        ringing.add(x, e > 0 ? e : 0);
+        blurring.add(x, e < 0 ? -e : 0);
       }
     }
-    ssim.push(ssim1 * inv, Math.sqrt(Math.sqrt(ssim4 * inv)));
-    edge.push(art1 * inv, Math.sqrt(Math.sqrt(art4 * inv)), lost1 * inv, Math.sqrt(Math.sqrt(lost4 * inv)));
+    ssim.push(...ssimSums.norms(inv));
+    edge.push(...ringing.norms(inv), ...blurring.norms(inv));
   }
   return { ssim, edge };
 }

@@ -1,0 +1,35 @@
+/**
+ * Writes the Canon 1280×960 photo and its mozjpeg q70 copy, decoded, with the sRGB → linear table and the
+ * blur constants, to one file for harness.cc: the native metric run without Node, so callgrind counts
+ * its instructions alone (docs/benchmarks.md, "Speed levers: the metric").
+ *
+ * node bench/metric/callgrind/dump-pair.ts /tmp/pair.bin
+ * g++ -std=c++17 -O3 -march=x86-64 -ffp-contract=off -g -Inative/ssimulacra2/src bench/metric/callgrind/harness.cc \
+ *   native/ssimulacra2/src/metric.cc native/ssimulacra2/src/recursive_gaussian.cc -o /tmp/harness
+ * valgrind --tool=callgrind /tmp/harness /tmp/pair.bin && callgrind_annotate callgrind.out.*
+ */
+import { writeFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
+import { BLUR_CONSTANTS } from '../../../src/processors/shared/metric/recursive-gaussian.ts';
+import { linearTable } from '../../../src/processors/shared/metric/ssimulacra2.ts';
+import { corpus } from '../../../test/support/corpus.ts';
+
+const out = process.argv[2] ?? '/tmp/pair.bin';
+const reference = await decodeRgb(corpus.canonPhoto);
+const distorted = await decodeRgb(
+  await sharp(corpus.canonPhoto).jpeg({ quality: 70, mozjpeg: true }).toBuffer(),
+);
+const bytes = reference.width * reference.height * 3;
+const header = new Float64Array([reference.width, reference.height, BLUR_CONSTANTS.length]);
+writeFileSync(
+  out,
+  Buffer.concat([
+    Buffer.from(header.buffer),
+    Buffer.from(BLUR_CONSTANTS.buffer),
+    Buffer.from(linearTable(3, 0.5).buffer),
+    Buffer.from(reference.data.buffer, reference.data.byteOffset, bytes),
+    Buffer.from(distorted.data.buffer, distorted.data.byteOffset, bytes),
+  ]),
+);
+console.log(`${out}: ${reference.width}×${reference.height}`);
