@@ -11,8 +11,9 @@
  * (AVIF, lossy and lossless alike) 961 MB; TIFF ~40 MB (libtiff writes strip by strip).
  */
 import type { EncodeContext } from './encoders.ts';
+import { SCORE_BYTES_PER_PIXEL } from './limits.ts';
 import type { RasterFormat, ResizeRequest } from './params.ts';
-import { BAND_PIXELS, METRIC_BYTES_PER_PIXEL, WHOLE_SCORE_PIXELS } from './quality/whole-score.ts';
+import { BAND_PIXELS, WHOLE_SCORE_PIXELS } from './quality/whole-score.ts';
 
 const BYTES_PER_PIXEL = {
   jpeg: 6.1,
@@ -58,7 +59,7 @@ export function encodeWorkingSet(format: ChildFormat, options: EncodeContext, pi
  */
 export function scoreWorkingSet(pixels: number): number {
   const scored = pixels <= WHOLE_SCORE_PIXELS ? pixels : BAND_PIXELS;
-  return pixels * 8 + scored * METRIC_BYTES_PER_PIXEL;
+  return pixels * 8 + scored * SCORE_BYTES_PER_PIXEL;
 }
 
 /**

@@ -4,7 +4,7 @@
  * photos up to 2 points below their level on the whole image (MATE Aqua 2560×1600 as AVIF at `high`: 78.7).
  *
  * Up to WHOLE_SCORE_PIXELS (a 12 MP phone photo, 4K) the image is scored in one call: exact. One call holds
- * 30 bytes per pixel of metric planes, so a larger image is scored in horizontal bands of BAND_PIXELS, each
+ * 32 bytes per pixel of metric planes (limits.ts SCORE_BYTES_PER_PIXEL), so a larger image is scored in horizontal bands of BAND_PIXELS, each
  * by the native addon, their per-scale statistics merged by pixel count (1-norms as weighted means, 4-norms
  * on their fourth powers; bands start on multiples of 32 rows so every 2×2 downsampling stays in one band).
  * The merge is exact but each band's blur has its own top and bottom edges, where the local statistics see
@@ -27,11 +27,9 @@ import {
 } from '../../shared/metric/ssimulacra2.ts';
 import { ADDON_PATH, nativeSsimulacra2LoadError } from '../../shared/metric/ssimulacra2-native.ts';
 
-/** Bytes of metric planes one call holds per pixel scored (378 MB at WHOLE_SCORE_PIXELS). */
-export const METRIC_BYTES_PER_PIXEL = 30;
-/** Largest image scored in one call: 4000 × 3000 and a little more (378 MB of metric planes). */
+/** Largest image scored in one call: 4000 × 3000 and a little more (403 MB of metric planes). */
 export const WHOLE_SCORE_PIXELS = 12_600_000;
-/** Pixels per band of a larger image (126 MB of metric planes). */
+/** Pixels per band of a larger image (134 MB of metric planes). */
 export const BAND_PIXELS = 4_200_000;
 /**
  * Rows' worth of score a band boundary may add, divided by the image's height: measured at most ~1,250
