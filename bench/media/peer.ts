@@ -11,7 +11,7 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureSsimulacra2 } from '../../src/processors/shared/metric/score.ts';
 
-const SAMPLED_FRAMES = 8;
+const SAMPLED_FRAMES = 4;
 
 export function ff(args: string[]): void {
   execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args]);
@@ -56,18 +56,24 @@ function frameAt(path: string, seconds: number, size: { width: number; height: n
   return { data, ...size, channels: 3 as const };
 }
 
-/** Mean SSIMULACRA 2 of frames sampled evenly in time (each at the middle of its eighth of the clip). */
+/** Mean SSIMULACRA 2 of frames sampled evenly in time (each at the middle of its quarter of the clip). */
 export async function sampledSsimulacra2(encoded: string, source: string, work: string): Promise<number> {
   const size = frameSize(source);
   const seconds = durationOf(source);
   let sum = 0;
+  let count = 0;
   for (let i = 0; i < SAMPLED_FRAMES; i++) {
     const at = (seconds * (i + 0.5)) / SAMPLED_FRAMES;
     const reference = frameAt(source, at, size, join(work, 'sample-ref.rgb'));
     const distorted = frameAt(encoded, at, size, join(work, 'sample-enc.rgb'));
+    // A time past a file's last frame (its duration counts the audio too) gives no frame: not sampled.
+    const bytes = size.width * size.height * 3;
+    if (reference.data.length !== bytes || distorted.data.length !== bytes) continue;
     sum += await measureSsimulacra2(reference, distorted);
+    count++;
   }
-  return sum / SAMPLED_FRAMES;
+  if (count === 0) throw new Error(`no frame sampled from ${encoded}`);
+  return sum / count;
 }
 
 /** libx264 defaults (preset medium) at `crf`, every frame at its own time, AAC 128k audio like Presso's. */
@@ -89,7 +95,8 @@ export interface PeerPoint {
 
 /**
  * The peer's encodes, one per CRF (kept between the two searches), each measured both ways. `at` finds the
- * largest CRF (smallest file) whose measure is at least `target`, by bisection over [10, 40].
+ * largest CRF (smallest file) whose measure is at least `target`, by bisection over `near` ± 8 (Presso's
+ * CRF: the same encoder at the same quality lands close to it).
  */
 export class Peer {
   readonly #points = new Map<number, PeerPoint>();
@@ -116,9 +123,9 @@ export class Peer {
     return point;
   }
 
-  async at(measure: 'db' | 'ssimulacra2', target: number): Promise<PeerPoint> {
-    let lo = 10; // taken as meeting
-    let hi = 41; // fails
+  async at(measure: 'db' | 'ssimulacra2', target: number, near: number): Promise<PeerPoint> {
+    let lo = Math.max(10, Math.floor(near) - 8); // taken as meeting
+    let hi = Math.min(52, Math.floor(near) + 9); // taken as failing
     let best: PeerPoint | undefined;
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2);

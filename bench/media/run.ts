@@ -120,18 +120,13 @@ async function speedRow(service: MediaService, source: string, label: string, wo
 
 async function clipRow(service: MediaService, source: string, label: string, work: string) {
   const { row, high } = await speedRow(service, source, label, work);
+  // `--speed`: the CPU rows only (no peer searches), for a quick before/after of the search's cost.
+  if (process.argv.includes('--speed')) return row;
   const db = ssimDb(high.path, source);
   const s2 = await sampledSsimulacra2(high.path, source, work);
   const peer = new Peer(source, work);
-  const bySsim = await peer.at('db', db);
-  const byS2 = await peer.at('ssimulacra2', s2);
-  const webm: ApiRun = await service.run(
-    source,
-    { video: { compression: 'high', format: 'webm' } },
-    join(work, 'high.webm'),
-  );
-  const webmDb = ssimDb(webm.path, source);
-  const webmPeer = await peer.at('db', webmDb);
+  const bySsim = await peer.at('db', db, row.pressoCrf);
+  const byS2 = await peer.at('ssimulacra2', s2, row.pressoCrf);
   return {
     ...row,
     inputBytes: (await stat(source)).size,
@@ -144,10 +139,24 @@ async function clipRow(service: MediaService, source: string, label: string, wor
     peerCrfS2: byS2.crf,
     peerBytesS2: byS2.bytes,
     bytesRatioS2: r2(high.bytes / byS2.bytes),
+    ...(process.argv.includes('--webm') ? await webmColumns(service, source, peer, row.seconds, work) : {}),
+  };
+}
+
+/** `--webm`: Presso `high` WebM (AV1) against the H.264 peer at the WebM's SSIM. */
+async function webmColumns(service: MediaService, source: string, peer: Peer, seconds: number, work: string) {
+  const webm: ApiRun = await service.run(
+    source,
+    { video: { compression: 'high', format: 'webm' } },
+    join(work, 'high.webm'),
+  );
+  const webmDb = ssimDb(webm.path, source);
+  const webmPeer = await peer.at('db', webmDb, 30);
+  return {
     webmBytes: webm.bytes,
     webmSsimDb: r2(webmDb),
     webmRatio: r2(webm.bytes / webmPeer.bytes),
-    webmRealtimeX: r2(row.seconds / (webm.cpu / availableParallelism())),
+    webmRealtimeX: r2(seconds / (webm.cpu / availableParallelism())),
     webmPeakRssMb: Math.round(webm.peakRssMb),
   };
 }
@@ -183,7 +192,9 @@ async function main(): Promise<void> {
     console.table(audioRows);
     const table = mediaReport(rows, loop, audioRows);
     console.log(table);
-    if (writeReadmeSection(resolve('README.md'), 'media', table)) console.log('README table written');
+    const partial = process.argv.includes('--speed');
+    if (!partial && writeReadmeSection(resolve('README.md'), 'media', table))
+      console.log('README table written');
     await mkdir('bench/results', { recursive: true });
     const out = `bench/results/media-${new Date().toISOString().slice(0, 10)}.json`;
     await writeFile(

@@ -7,7 +7,7 @@
 import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import type { ProbedStream } from '../ffmpeg/probe.ts';
-import { type FfmpegOptions, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
+import { type FfmpegOptions, type FfmpegReport, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import { CODEC_SETTINGS, CONTAINERS, GIF_MEMORY } from './encoders.ts';
 import type { VideoCodec, VideoFormat } from './params.ts';
 
@@ -86,7 +86,7 @@ export async function encodeVideo(
   plan: EncodePlan,
   run: MediaRun,
   options: Pick<FfmpegOptions, 'onProgress' | 'expectedSeconds' | 'limits'>,
-): Promise<void> {
+): Promise<FfmpegReport> {
   const container = CONTAINERS[plan.format];
   const trim = trimArgs(plan.inputFormat, plan.start, plan.duration);
   const video =
@@ -102,7 +102,7 @@ export async function encodeVideo(
           ...(plan.filters.some((f) => f.startsWith('fps=')) ? [] : ['-fps_mode', 'vfr']),
           ...CODEC_SETTINGS[plan.codec ?? 'h264'].args(plan.crf),
         ];
-  await runFfmpeg(
+  return runFfmpeg(
     [
       ...trim.before,
       ...safeInputArgs(plan.inputFormat, plan.inputPath, run.bounds),

@@ -21,7 +21,8 @@ import { withOverrides } from '../shared/limits.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_VIDEO_LIMITS, VIDEO_TIME_EARNED, type VideoLimits, videoDecodeBounds } from './config.ts';
-import { encodeVideo, planAudio } from './encode.ts';
+import { type EncodePlan, encodeVideo, planAudio } from './encode.ts';
+import { encodeToLevel } from './encode-to-level.ts';
 import { CODEC_SETTINGS, CONTAINERS, defaultVideoFormat } from './encoders.ts';
 import { planFrames } from './geometry.ts';
 import { changesContent, type ResolvedVideoParams, VIDEO_OUTPUT_FORMATS } from './params.ts';
@@ -164,53 +165,55 @@ async function processVideo(
     }
     const progress = request.onProgress;
     let crf = 0;
+    const searchInput = {
+      ...{ path: input.path, format: input.format, start, duration: Math.min(duration, videoEnd - start) },
+      ...{
+        filters: [...frames.filters, 'format=yuv420p'].join(','),
+        width: frames.width,
+        height: frames.height,
+      },
+    };
     if (codec !== undefined) {
-      const search = await searchCrf(
-        {
-          path: input.path,
-          format: input.format,
-          start,
-          duration: Math.min(duration, videoEnd - start),
-          filters: [...frames.filters, 'format=yuv420p'].join(','),
-          codec,
-          level: params.compression,
-          width: frames.width,
-          height: frames.height,
+      const search = await searchCrf({ ...searchInput, codec, level: params.compression }, run).catch(
+        (error: unknown) => {
+          if (!(error instanceof NoVideoFramesError)) throw error;
+          if (params.trim === undefined) throw new UnprocessableInputError('The video track holds no frame.');
+          throw ValidationError.field('video.trim', 'the trimmed part holds no video frame');
         },
-        run,
-      ).catch((error: unknown) => {
-        if (!(error instanceof NoVideoFramesError)) throw error;
-        if (params.trim === undefined) throw new UnprocessableInputError('The video track holds no frame.');
-        throw ValidationError.field('video.trim', 'the trimmed part holds no video frame');
-      });
+      );
       crf = search.crf;
     }
     progress?.(SEARCH_SHARE);
     const output = join(request.workDir, `output.${format}`);
     const trimmed = params.trim !== undefined;
-    await encodeVideo(
-      {
-        inputPath: input.path,
-        inputFormat: input.format,
-        start,
-        duration: trimmed ? duration : undefined,
-        filters: frames.filters,
-        outputPixels: frames.width * frames.height,
-        format,
-        codec,
-        crf,
-        audio: planAudio(params.audio, format, mainAudio(probe), trimmed),
-        output,
-      },
-      run,
-      {
-        limits: toolLimits,
-        expectedSeconds: duration,
-        ...(progress === undefined
-          ? {}
-          : { onProgress: (f: number) => progress(SEARCH_SHARE + Math.floor(f * (100 - SEARCH_SHARE - 1))) }),
-      },
-    );
+    const plan: EncodePlan = {
+      inputPath: input.path,
+      inputFormat: input.format,
+      start,
+      duration: trimmed ? duration : undefined,
+      filters: frames.filters,
+      outputPixels: frames.width * frames.height,
+      format,
+      codec,
+      crf,
+      audio: planAudio(params.audio, format, mainAudio(probe), trimmed),
+      output,
+    };
+    const encodeOptions = {
+      limits: toolLimits,
+      expectedSeconds: duration,
+      ...(progress === undefined
+        ? {}
+        : { onProgress: (f: number) => progress(SEARCH_SHARE + Math.floor(f * (100 - SEARCH_SHARE - 1))) }),
+    };
+    if (codec === undefined) await encodeVideo(plan, run, encodeOptions);
+    else
+      await encodeToLevel(
+        { ...plan, codec },
+        { ...searchInput, codec, level: params.compression },
+        run,
+        encodeOptions,
+      );
     const transformed = changesContent(params) || format !== input.format || frames.toneMapped;
     if (!transformed && codec !== undefined) {
       return withMetadata(await neverLarger(output, format, input, video.codec, codec, run, toolLimits));

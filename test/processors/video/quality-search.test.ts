@@ -1,6 +1,7 @@
 /**
  * The per-video CRF search: a budget of trials, and the answer is the largest CRF tried whose SSIM
- * (every frame of the segments) and SSIMULACRA 2 (their sampled frames) both meet the level's targets.
+ * (every frame of the segments) and SSIMULACRA 2 (their sampled frames) both meet the proxy's targets
+ * (the level's own for a frame as small as the proxy; encode-to-level.test.ts checks full size).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
@@ -10,6 +11,8 @@ import { Deadline } from '../../../src/processors/shared/deadline.ts';
 import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../../src/processors/video/config.ts';
 import {
   MAX_TRIALS,
+  proxyFrame,
+  proxyTargets,
   SSIM_TARGET_DB,
   SSIMULACRA2_TARGET,
   searchCrf,
@@ -37,6 +40,12 @@ it('picks the largest CRF tried that meets both targets, within the trial budget
     };
     const result = await searchCrf(input, run);
     assert.ok(result.trials.length >= 1 && result.trials.length <= MAX_TRIALS, String(result.trials.length));
+    // 128×96 is its own proxy: the targets are the level's.
+    assert.equal(proxyFrame(128, 96).factor, 1);
+    assert.deepEqual(proxyTargets(level, 1), {
+      db: SSIM_TARGET_DB[level],
+      ssimulacra2: SSIMULACRA2_TARGET[level],
+    });
     const meets = (t: (typeof result.trials)[number]) =>
       t.db >= SSIM_TARGET_DB[level] && t.ssimulacra2 >= SSIMULACRA2_TARGET[level];
     const chosen = result.trials.find((t) => t.crf === result.crf);
