@@ -13,7 +13,7 @@ import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { type FfmpegOptions, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import { type EncodePlan, encodeVideo } from './encode.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
-import { footageGraph, footageInputs, scoreEncoded } from './footage.ts';
+import { footageGraph, footageInputs, scoreEncoded, withInputs } from './footage.ts';
 import type { VideoCodec } from './params.ts';
 import {
   type LossyLevel,
@@ -64,7 +64,12 @@ export async function encodeToLevel(
           ...['-an', '-sn', '-dn', '-f', 'matroska', encoded],
         ],
         run,
-        { encoder: { memory: settings.memory, pixels: search.width * search.height } },
+        {
+          encoder: {
+            memory: withInputs(settings.memory, segments.windows.length),
+            pixels: search.width * search.height,
+          },
+        },
       );
       scores = await scoreEncoded(
         { path: encoded, format: 'mkv' },

@@ -12,6 +12,7 @@ import { UnprocessableInputError } from '../../errors/catalog.ts';
 import type { DecodeBounds, MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs, seekArgs } from '../ffmpeg/demuxers.ts';
 import { runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
+import type { EncoderMemory } from '../ffmpeg/tool-memory.ts';
 import { measureSsimulacra2 } from '../shared/metric/score.ts';
 
 export interface Footage {
@@ -58,6 +59,22 @@ export function footageGraph(footage: Footage, first: number, label: string): st
   return `${parts.join(';')};${joined}concat=n=${windows.length}:v=1:a=0[${label}]`;
 }
 
+const INDEX_TIMES = 'settb=1/1000,setpts=N';
+const MB = 1024 ** 2;
+
+/**
+ * A run's memory for its encoder (or the scoring graph) plus the inputs beyond the first, each a demuxer and
+ * a decoder of frames of about `pixels` (the run's own limit covers one): sized like tool-memory.ts's decode
+ * figures (64 MB and 64 B/px each), not measured apart.
+ */
+export function withInputs(memory: EncoderMemory, inputs: number): EncoderMemory {
+  const extra = Math.max(0, inputs - 1);
+  return { baseBytes: memory.baseBytes + 64 * MB * extra, bytesPerPixel: memory.bytesPerPixel + 64 * extra };
+}
+
+/** The scoring graph: two decoded streams split, SSIM, two RGB conversions of the sampled frames. */
+const SCORE_MEMORY: EncoderMemory = { baseBytes: 64 * MB, bytesPerPixel: 64 };
+
 /** SSIMULACRA 2 samples: the middles of `count` equal parts of the frames. */
 function sampleIndices(frames: number, count: number): number[] {
   return [
@@ -78,11 +95,13 @@ export async function scoreEncoded(
   const pick = sampleIndices(size.frames, size.samples)
     .map((n) => `eq(n\\,${n})`)
     .join('+');
-  // Time stamps become frame indices (N seconds) on both sides, so `ssim` pairs frame n with frame n.
+  // Time stamps become frame indices on both sides (frame n at n ms), so `ssim` pairs frame n with frame
+  // n. Milliseconds keep the run's output time (which the duration limit checks) under the real one for
+  // any rate up to 1000 frames a second.
   const graph = [
-    '[0:V:0]setpts=N/TB,split[oa][ob]',
+    `[0:V:0]${INDEX_TIMES},split[oa][ob]`,
     footageGraph(reference, 1, 'ref'),
-    '[ref]setpts=N/TB,split[sa][sb]',
+    `[ref]${INDEX_TIMES},split[sa][sb]`,
     '[oa][sa]ssim=stats_file=score.ssim:shortest=1[scored]',
     `[ob]select='${pick}',format=rgb24[op]`,
     `[sb]select='${pick}',format=rgb24[sp]`,
@@ -107,6 +126,12 @@ export async function scoreEncoded(
       ...raw('[sp]', 'score-reference.rgb'),
     ],
     run,
+    {
+      encoder: {
+        memory: withInputs(SCORE_MEMORY, 1 + reference.windows.length),
+        pixels: size.width * size.height,
+      },
+    },
   );
   let sum = 0;
   let frames = 0;

@@ -14,7 +14,7 @@ import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import { ENCODER_THREADS, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import { FFV1_MEMORY } from '../ffmpeg/tool-memory.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
-import { type Footage, footageGraph, footageInputs, scoreEncoded } from './footage.ts';
+import { type Footage, footageGraph, footageInputs, scoreEncoded, withInputs } from './footage.ts';
 import type { VideoCodec } from './params.ts';
 
 /** Mean SSIM (all planes) each lossy level must reach, in dB (-10·log10(1 − SSIM)). */
@@ -129,7 +129,12 @@ export async function searchCrf(input: SearchInput, run: MediaRun): Promise<Sear
     ],
     run,
     // The scaler's input is full size.
-    { encoder: { memory: FFV1_MEMORY, pixels: input.width * input.height } },
+    {
+      encoder: {
+        memory: withInputs(FFV1_MEMORY, segments.windows.length),
+        pixels: input.width * input.height,
+      },
+    },
   );
   // A cut can hold no frame: a trim inside the last frame's time, or a track that ended earlier than the
   // probe said. With none there is nothing to encode.
