@@ -13,7 +13,6 @@
  * per boundary (docs/benchmarks.md, *The guarantee*). An exact banded score needs the addon to accumulate
  * only a band's inner rows while blurring over margins around it (the metric's next change).
  */
-import { createRequire } from 'node:module';
 import type { Sharp } from 'sharp';
 import { decodeRgb } from '../../shared/metric/pixels.ts';
 import { BLUR_CONSTANTS } from '../../shared/metric/recursive-gaussian.ts';
@@ -25,7 +24,11 @@ import {
   type RgbImage,
   type ScaleScores,
 } from '../../shared/metric/ssimulacra2.ts';
-import { ADDON_PATH, nativeSsimulacra2LoadError } from '../../shared/metric/ssimulacra2-native.ts';
+import {
+  nativeScaleStats,
+  nativeSsimulacra2LoadError,
+  STATS_PER_SCALE,
+} from '../../shared/metric/ssimulacra2-native.ts';
 
 /** Largest image scored in one call: 4000 × 3000 and a little more (403 MB of metric planes). */
 export const WHOLE_SCORE_PIXELS = 12_600_000;
@@ -40,24 +43,6 @@ const BOUNDARY_ROWS = 2000;
 const ROW_STEP = 32;
 /** A band has at least this many rows: 8 rows at the sixth scale, so no band loses a scale. */
 const MIN_BAND_ROWS = 8 * ROW_STEP;
-/** Statistics per scale in the addon's result (native/ssimulacra2 metric.h: kStatsPerScale). */
-const STATS_PER_SCALE = 18;
-
-interface ScaleStatsAddon {
-  scaleStats(
-    reference: Uint8Array,
-    referenceChannels: number,
-    referenceLinear: Float32Array,
-    distorted: Uint8Array,
-    distortedChannels: number,
-    distortedLinear: Float32Array,
-    width: number,
-    height: number,
-    blur: Float64Array,
-  ): Promise<Float64Array>;
-}
-
-let addon: ScaleStatsAddon | undefined;
 
 /** The metric planes' pixels the check of a width × height output holds at once (for the memory budget). */
 export function checkScoredPixels(width: number, height: number): number {
@@ -90,12 +75,11 @@ export async function wholeImageScore(reference: RgbImage, distorted: RgbImage):
   const bands = bandRows(reference.width, reference.height);
   if (bands.length === 1 || nativeSsimulacra2LoadError() !== undefined)
     return measureSsimulacra2(reference, distorted);
-  addon ??= createRequire(import.meta.url)(ADDON_PATH) as ScaleStatsAddon;
   const scores: number[] = [];
   for (const background of backgroundsOf(reference, distorted)) {
     const merged: { weight: number; stats: Float64Array }[] = [];
     for (const [y0, y1] of bands) {
-      const stats = await bandStats(addon, reference, distorted, y0, y1, background);
+      const stats = await bandStats(reference, distorted, y0, y1, background);
       merged.push({ weight: y1 - y0, stats });
     }
     scores.push(combine(mergeBands(merged, reference.width)));
@@ -110,14 +94,13 @@ function rowsOf(image: RgbImage, y0: number, y1: number): Uint8Array {
 }
 
 function bandStats(
-  native: ScaleStatsAddon,
   reference: RgbImage,
   distorted: RgbImage,
   y0: number,
   y1: number,
   background: number,
 ): Promise<Float64Array> {
-  return native.scaleStats(
+  return nativeScaleStats(
     rowsOf(reference, y0, y1),
     reference.channels,
     linearTable(reference.channels as 3 | 4, background),

@@ -33,7 +33,7 @@ export const ADDON_PATH = fileURLToPath(
 );
 
 /** Statistics per scale in the addon's result (metric.h: kStatsPerScale). */
-const STATS_PER_SCALE = 18;
+export const STATS_PER_SCALE = 18;
 
 function load(): { addon: Addon; error?: undefined } | { addon?: undefined; error: Error } {
   try {
@@ -48,6 +48,13 @@ const loaded = load();
 /** Why the addon could not be loaded, or undefined when it is loaded. */
 export function nativeSsimulacra2LoadError(): Error | undefined {
   return loaded.error;
+}
+
+/** The addon's per-scale statistics of one pair (for callers that merge them, e.g. banded scores). */
+export function nativeScaleStats(...args: Parameters<Addon['scaleStats']>): Promise<Float64Array> {
+  const { addon, error } = loaded;
+  if (addon === undefined) return Promise.reject(error);
+  return addon.scaleStats(...args);
 }
 
 /** The addon's cube root of each value (for its test against Math.cbrt); throws the load error. */
