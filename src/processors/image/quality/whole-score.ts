@@ -16,7 +16,7 @@
 import type { Sharp } from 'sharp';
 import { decodeRgb } from '../../shared/metric/pixels.ts';
 import { BLUR_CONSTANTS } from '../../shared/metric/recursive-gaussian.ts';
-import { measureSsimulacra2 } from '../../shared/metric/score.ts';
+import { alignChannels, measureSsimulacra2 } from '../../shared/metric/score.ts';
 import {
   backgroundsOf,
   combine,
@@ -147,17 +147,7 @@ function mergeBands(bands: { weight: number; stats: Float64Array }[], width: num
 
 /** `wholeImageScore` of an output decoded with or without alpha against its reference: same layout first. */
 export function scoreWholeOutput(reference: RgbImage, output: RgbImage): Promise<number> {
-  if (reference.channels === output.channels) return wholeImageScore(reference, output);
-  return reference.channels === 4
-    ? wholeImageScore(reference, withAlpha(output))
-    : wholeImageScore(withAlpha(reference), output);
-}
-
-function withAlpha(image: RgbImage): RgbImage {
-  const n = image.width * image.height;
-  const out = new Uint8Array(n * 4).fill(255);
-  for (let i = 0; i < n; i++) out.set(image.data.subarray(i * 3, i * 3 + 3), i * 4);
-  return { data: out, width: image.width, height: image.height, channels: 4 };
+  return wholeImageScore(...alignChannels(reference, output));
 }
 
 /** Pixels an output of `pipeline` is scored against (JPEG has no alpha: flattened on white first). */

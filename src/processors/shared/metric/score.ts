@@ -90,7 +90,7 @@ async function decodedMosaic(output: Buffer): Promise<{ outputMosaic: RgbImage; 
 }
 
 /** An opaque image may come back with or without an alpha channel: give both the same layout. */
-function alignChannels(a: RgbImage, b: RgbImage): [RgbImage, RgbImage] {
+export function alignChannels(a: RgbImage, b: RgbImage): [RgbImage, RgbImage] {
   if (a.channels === b.channels) return [a, b];
   return a.channels === 4 ? [a, addAlpha(b)] : [addAlpha(a), b];
 }
