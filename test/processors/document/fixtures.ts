@@ -6,8 +6,17 @@
  * by someone else.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { ProcessRequest } from '../../../src/processors/processor.ts';
 import { corpus } from '../../support/corpus.ts';
 import { scaledMs } from '../../support/time-scale.ts';
@@ -15,9 +24,47 @@ import { scaledMs } from '../../support/time-scale.ts';
 export const TEMPLATE = '/usr/lib/libreoffice/share/template/common/presnt/Progress.otp';
 export const PHOTO_WORDS = ['Presso', 'quick', 'brown'];
 
-/** One LibreOffice conversion in its own profile; returns the output path. */
+/**
+ * Conversions already made, by what they depend on: LibreOffice's build, the filter and the input's bytes.
+ * A LibreOffice start costs about a second of CPU whatever the document, and the document suites convert the
+ * same fixtures (and draw the same pages) in several files and in every run; a conversion made once is
+ * copied after that. Kept with node_modules' other caches: deleting it only costs the conversions again.
+ */
+const CONVERSIONS = resolve(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'node_modules',
+  '.cache',
+  'presso-soffice',
+);
+const PROGRAM = '/usr/lib/libreoffice/program';
+
+let build: string | undefined;
+function libreOfficeBuild(): string {
+  if (build === undefined) {
+    const binary = statSync(join(PROGRAM, 'soffice.bin'));
+    build = `${readFileSync(join(PROGRAM, 'versionrc'), 'utf8')}\0${binary.size}\0${binary.mtimeMs}`;
+  }
+  return build;
+}
+
+/** One LibreOffice conversion in its own profile (or its copy from an earlier one); returns the output path. */
 export function soffice(input: string, filter: string, outDir: string): string {
   mkdirSync(outDir, { recursive: true });
+  const extension = filter.split(':')[0]!;
+  const output = join(outDir, `${basename(input).replace(/\.[^.]+$/, '')}.${extension}`);
+  const key = createHash('sha256')
+    .update(libreOfficeBuild())
+    .update(`\0${filter}\0`)
+    .update(readFileSync(input))
+    .digest('hex');
+  const made = join(CONVERSIONS, `${key}.${extension}`);
+  if (existsSync(made)) {
+    copyFileSync(made, output);
+    return output;
+  }
   execFileSync(
     'soffice',
     [
@@ -31,11 +78,12 @@ export function soffice(input: string, filter: string, outDir: string): string {
     ],
     { stdio: 'ignore', timeout: scaledMs(120_000) },
   );
-  const base = input
-    .split('/')
-    .pop()!
-    .replace(/\.[^.]+$/, '');
-  return join(outDir, `${base}.${filter.split(':')[0]}`);
+  // Written aside and renamed: test files running at once may make the same conversion.
+  mkdirSync(CONVERSIONS, { recursive: true });
+  const partial = `${made}.${process.pid}.partial`;
+  copyFileSync(output, partial);
+  renameSync(partial, made);
+  return output;
 }
 
 export interface OfficeSamples {
