@@ -3,6 +3,7 @@
 //   scaleStatsAgainst(handle, distorted, channels, linear) → Promise<Float64Array> (as scaleStats gives)
 //   releaseReference(handle): frees the planes now (or when the scores in flight end)
 //   referenceBytes(handle) → bytes its planes hold (0 once released)
+//   heldReferences() → how many prepared references hold their planes now (for tests: none after a search)
 // The handle is an external tagged as ours. Its planes (~48 bytes per pixel) are freed by
 // releaseReference, deterministically; the external's finalizer frees them only if the caller never
 // released it (the backstop). Both run on the main thread; a score in flight holds a reference to the
@@ -20,6 +21,9 @@
 namespace ssimulacra2::napi {
 namespace {
 
+/** Prepared references holding planes (changed on the main thread only). */
+int64_t held = 0;
+
 const napi_type_tag kHandleTag = {0x7c3a1d52e4b94f60ULL, 0x9a2e5b1f03c84d77ULL};
 
 struct Handle {
@@ -30,6 +34,7 @@ struct Handle {
 };
 
 void Free(napi_env env, Handle* handle) {
+  if (handle->reference) held--;
   handle->reference.reset();
   int64_t total = 0;
   if (handle->accounted != 0) napi_adjust_external_memory(env, -handle->accounted, &total);
@@ -127,6 +132,7 @@ napi_value Prepare(napi_env env, napi_callback_info info) {
                         if (status == napi_ok && handle->reference &&
                             napi_create_external(env, handle, Finalize, nullptr, &external) == napi_ok) {
                           napi_type_tag_object(env, external, &kHandleTag);
+                          held++;
                           handle->accounted = static_cast<int64_t>(handle->reference->bytes());
                           int64_t total = 0;
                           napi_adjust_external_memory(env, handle->accounted, &total);
@@ -240,12 +246,19 @@ napi_value Bytes(napi_env env, napi_callback_info info) {
   return result;
 }
 
+napi_value Held(napi_env env, napi_callback_info) {
+  napi_value result = nullptr;
+  Check(env, napi_create_double(env, static_cast<double>(held), &result));
+  return result;
+}
+
 }  // namespace
 
 bool ExportReference(napi_env env, napi_value exports) {
   return Export(env, exports, "prepareReference", Prepare) &&
          Export(env, exports, "scaleStatsAgainst", ScoreAgainst) &&
-         Export(env, exports, "releaseReference", Release) && Export(env, exports, "referenceBytes", Bytes);
+         Export(env, exports, "releaseReference", Release) && Export(env, exports, "referenceBytes", Bytes) &&
+         Export(env, exports, "heldReferences", Held);
 }
 
 }  // namespace ssimulacra2::napi

@@ -44,6 +44,7 @@ interface Addon {
   ): Promise<Float64Array>;
   releaseReference(handle: NativeHandle): void;
   referenceBytes(handle: NativeHandle): number;
+  heldReferences(): number;
 }
 
 /** The addon's reference handle (an external: no properties). */
@@ -77,6 +78,13 @@ export function nativeScaleStats(...args: Parameters<Addon['scaleStats']>): Prom
   const { addon, error } = loaded;
   if (addon === undefined) return Promise.reject(error);
   return addon.scaleStats(...args);
+}
+
+/** Prepared references whose planes the addon holds now (tests: a search leaves none). */
+export function nativeHeldReferences(): number {
+  const { addon, error } = loaded;
+  if (addon === undefined) throw error;
+  return addon.heldReferences();
 }
 
 /** The addon's cube root of each value (for its test against Math.cbrt); throws the load error. */
