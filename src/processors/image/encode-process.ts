@@ -44,8 +44,6 @@ export interface ChildEncoder {
    * more than the service may (encoder-memory.ts).
    */
   wants(options: EncodeContext, scored?: boolean): boolean;
-  /** What one encode (and its score) may hold in this process: above it, `wants` says true. */
-  readonly inProcessBytes: number;
   /** Encodes the whole image in the child, and scores it on the whole image when `score` is given. */
   encode(options: EncodeContext, score?: { flatten: boolean }): Promise<ChildEncoded>;
 }
@@ -61,7 +59,6 @@ export function childEncoder(ctx: OutputContext, format: RasterFormat): ChildEnc
   /** Files written and not yet kept or removed: keeping one output removes the others (search rounds that lost). */
   const pending = new Set<string>();
   return {
-    inProcessBytes: limits.encodeInProcessBytes,
     wants: (options, scored = false) =>
       Math.max(encodeWorkingSet(format, options, pixels), scored ? scoreWorkingSet(pixels) : 0) >
       limits.encodeInProcessBytes,

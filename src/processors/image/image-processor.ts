@@ -110,11 +110,11 @@ async function processImage(
   const [width, height] = [meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0];
   const lossless = params.compression === 'lossless';
   const scored = lossless ? 0 : Math.max(scoredPixels(width, height), checkScoredPixels(width, height));
-  // A lossy search's prepared references (quality/search-references.ts) stay beside its checks.
+  // A lossy search's prepared proxy (quality/search-references.ts) stays beside its output checks.
   const searched = !lossless && ['jpeg', 'webp', 'avif', 'auto'].includes(target);
   const channels = meta.hasAlpha ? 4 : 3;
   const proxy = scoredPixels(width, height, SEARCH_MOSAIC);
-  const prepared = searched ? preparedBytes(width * height, proxy, channels, limits.encodeInProcessBytes) : 0;
+  const prepared = searched ? preparedBytes(proxy, channels) : 0;
   const release = await budget.acquire(jobShare(meta, source.frames, scored, prepared), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   const abandoned: Promise<unknown>[] = [];

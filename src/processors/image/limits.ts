@@ -52,7 +52,7 @@ export const SCORE_BYTES_PER_PIXEL = 32;
 /**
  * A job's whole share: its decoded copies (`memoryShare`), the metric's scratch for the pixels its
  * output check scores (`scoredPixels` of shared/metric/score.ts: the 2.4 MP wide mosaic at most), and the
- * references a lossy search keeps prepared (`preparedBytes`, quality/search-references.ts). Without the
+ * proxy a lossy search keeps prepared (`preparedBytes`, quality/search-references.ts). Without the
  * scratch, two 24 MP photos (144 MB of copies each) ran together under the 400 MB budget and their
  * scorings (~170 MB each before the blurs streamed) took `presso serve` to 619-678 MB; counted, they
  * take turns (docs/benchmarks.md, Memory).

@@ -238,8 +238,8 @@ export async function tunedLossy(
   const target = QUALITY_TARGETS[level] + guaranteeMargin(format);
   // The guarantee: the whole output, as Debian's decoders decode it, scored by the reference metric
   // (quality/whole-score.ts, quality/targets.ts guaranteeMargin).
-  // Both references are prepared once for the search's scores, and released when it ends (`finally`).
-  const references = new SearchReferences(child?.inProcessBytes);
+  // The proxy is prepared once for the search's trials, and released when it ends (`finally`).
+  const references = new SearchReferences();
   const scoreOutput = async (buffer: Buffer) =>
     references.scoreWhole(
       async () => whole ?? (await referencePixels(pipeline, flatten)),

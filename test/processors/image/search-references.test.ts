@@ -1,7 +1,7 @@
 /**
  * The searches' prepared references (quality/search-references.ts): a search scores its proxy trials and
  * output checks against references prepared once, gets the one-shot numbers, and frees them when it ends,
- * also when the job is stopped in the middle; the whole image is prepared only when it fits in process.
+ * also when the job is stopped in the middle.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -11,7 +11,6 @@ import {
   PREPARED_BYTES_PER_PIXEL,
   preparedBytes,
   SearchReferences,
-  wholeFits,
 } from '../../../src/processors/image/quality/search-references.ts';
 import { referencePixels, scoreWholeOutput } from '../../../src/processors/image/quality/whole-score.ts';
 import { applyTunedEncoder, type TuningReport } from '../../../src/processors/image/tuned-encoder.ts';
@@ -74,14 +73,9 @@ describe('prepared references in the quality search', () => {
     prepared.release();
   });
 
-  it('the whole image is prepared only when it fits beside an encode in process', () => {
-    const limit = 320_000_000;
-    assert.ok(wholeFits(2400 * 1800, 3, limit), 'a 4.3 MP photo');
-    assert.ok(!wholeFits(2400 * 1800, 4, limit), 'with alpha: two backgrounds');
-    assert.ok(!wholeFits(4000 * 3000, 3, limit), '12 MP');
-    assert.ok(!wholeFits(4000 * 3200, 3, 10 ** 10), 'banded images are never prepared');
+  it("the job's memory share counts the prepared proxy: both backgrounds of an image with alpha", () => {
     const proxy = 576 * 576;
-    assert.equal(preparedBytes(4000 * 3000, proxy, 3, limit), proxy * PREPARED_BYTES_PER_PIXEL);
-    assert.ok(preparedBytes(1280 * 960, proxy, 3, limit) > 1280 * 960 * 30);
+    assert.equal(preparedBytes(proxy, 3), proxy * PREPARED_BYTES_PER_PIXEL);
+    assert.equal(preparedBytes(proxy, 4), 2 * proxy * PREPARED_BYTES_PER_PIXEL);
   });
 });
