@@ -12,7 +12,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { withOverrides } from '../shared/limits.ts';
-import { SEARCH_MOSAIC } from '../shared/metric/pixels.ts';
+import { mosaicLayout, SEARCH_MOSAIC } from '../shared/metric/pixels.ts';
 import { scoredPixels } from '../shared/metric/score.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
@@ -113,8 +113,11 @@ async function processImage(
   // A lossy search's prepared proxy (quality/search-references.ts) stays beside its output checks.
   const searched = !lossless && ['jpeg', 'webp', 'avif', 'auto'].includes(target);
   const channels = meta.hasAlpha ? 4 : 3;
-  const proxy = scoredPixels(width, height, SEARCH_MOSAIC);
-  const prepared = searched ? preparedBytes(proxy, channels) : 0;
+  const proxy = mosaicLayout(width, height, SEARCH_MOSAIC);
+  const [proxyWidth, proxyHeight] = proxy
+    ? [proxy.tile * proxy.xs.length, proxy.tile * proxy.ys.length]
+    : [width, height];
+  const prepared = searched ? preparedBytes(proxyWidth, proxyHeight, channels) : 0;
   const release = await budget.acquire(jobShare(meta, source.frames, scored, prepared), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   const abandoned: Promise<unknown>[] = [];

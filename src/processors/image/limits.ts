@@ -45,7 +45,7 @@ export function memoryShare(
  * images' float32 planes of every scale in one block, 24 bytes × 4/3; its blurs stream row by row). They
  * live outside the JS heap and outside libvips, so the working copies do not cover them. A score against
  * a prepared reference holds 16 (the distorted planes) beside the reference's ~48 per background
- * (quality/search-references.ts PREPARED_BYTES_PER_PIXEL).
+ * (quality/search-references.ts preparedReferenceBytes).
  */
 export const SCORE_BYTES_PER_PIXEL = 32;
 

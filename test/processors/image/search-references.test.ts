@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import {
-  PREPARED_BYTES_PER_PIXEL,
   preparedBytes,
+  preparedReferenceBytes,
   SearchReferences,
 } from '../../../src/processors/image/quality/search-references.ts';
 import { referencePixels, scoreWholeOutput } from '../../../src/processors/image/quality/whole-score.ts';
@@ -67,15 +67,27 @@ describe('prepared references in the quality search', () => {
       references.scoreProxy(() => photo, photo),
       /released|search has ended/,
     );
-    // What a prepared reference holds per pixel is what the estimates count.
-    const prepared = await prepareReference(photo);
-    assert.ok(prepared.bytes() <= photo.width * photo.height * PREPARED_BYTES_PER_PIXEL);
-    prepared.release();
   });
 
-  it("the job's memory share counts the prepared proxy: both backgrounds of an image with alpha", () => {
-    const proxy = 576 * 576;
-    assert.equal(preparedBytes(proxy, 3), proxy * PREPARED_BYTES_PER_PIXEL);
-    assert.equal(preparedBytes(proxy, 4), 2 * proxy * PREPARED_BYTES_PER_PIXEL);
+  it("the job's memory share counts the prepared proxy as the addon allocates it", async () => {
+    for (const [width, height] of [
+      [576, 576],
+      [640, 480],
+      [1280, 960],
+      [2400, 1800],
+      [33, 9],
+      [8, 8],
+      [7, 300],
+    ] as const) {
+      const prepared = await prepareReference({
+        data: new Uint8Array(width * height * 3),
+        width,
+        height,
+        channels: 3,
+      });
+      assert.equal(preparedReferenceBytes(width, height), prepared.bytes(), `${width}×${height}`);
+      prepared.release();
+    }
+    assert.equal(preparedBytes(576, 576, 4), 2 * preparedBytes(576, 576, 3), 'both backgrounds with alpha');
   });
 });

@@ -11,7 +11,7 @@
  * one-shot; first touches of ~50 bytes per pixel of fresh memory), besides holding ~50 bytes per pixel
  * between checks (207 MB at 4.3 MP) where a one-shot check holds 32 only while it scores.
  *
- * Memory: PREPARED_BYTES_PER_PIXEL per background (two for an image with alpha) of the proxy (0.33 MP at
+ * Memory: ~48 bytes per pixel per background (`preparedReferenceBytes`) (two for an image with alpha) of the proxy (0.33 MP at
  * most above 0.5 MP, the image itself below), until the search ends; `release()` frees it, also after an
  * error or a stopped job (the caller's `finally`).
  */
@@ -21,14 +21,27 @@ import type { RgbImage } from '../../shared/metric/ssimulacra2.ts';
 import { scoreWholeOutput } from './whole-score.ts';
 
 /**
- * Bytes a prepared reference holds per pixel and background: per scale 9 float planes (XYB, μ1, σ11),
- * 36 bytes × ~4/3 over the scales; the addon reports 48.2–49.9 (its block rounded up to 2 MB: Canon
- * 1280×960 49.3, the 576×576 proxy 50.6).
+ * Bytes a prepared reference of width × height holds per background, as the addon allocates them
+ * (native/ssimulacra2/src/reference.cc): per scale 9 float planes (X, Y, B and their μ1 and σ11) of rows
+ * padded to 4 floats, in one block rounded up to 2 MB. ~48 bytes per pixel (2400×1800: 48.1; 1280×960:
+ * 49.5; the 576×576 proxy 50.6, the 640×480 image 54.6 with the rounding).
  */
-export const PREPARED_BYTES_PER_PIXEL = 50;
-/** Bytes the prepared proxy of a search adds to a job's memory share (limits.ts jobShare). */
-export function preparedBytes(proxyPixels: number, channels: 3 | 4): number {
-  return proxyPixels * PREPARED_BYTES_PER_PIXEL * preparedBackgrounds(channels).length;
+export function preparedReferenceBytes(width: number, height: number): number {
+  if (width < 8 || height < 8) return 0;
+  let floats = 0;
+  // The metric's scales: each while the previous one is at least 8 × 8, at most 6.
+  for (let w = width, h = height, scales = 1; ; scales++) {
+    floats += 9 * (Math.ceil(w / 4) * 4) * h;
+    if (scales === 6 || w < 8 || h < 8) break;
+    [w, h] = [Math.ceil(w / 2), Math.ceil(h / 2)];
+  }
+  const huge = 2 * 1024 * 1024;
+  return Math.ceil((floats * 4) / huge) * huge;
+}
+
+/** Bytes the prepared proxy (width × height) of a search adds to a job's memory share (limits.ts jobShare). */
+export function preparedBytes(width: number, height: number, channels: 3 | 4): number {
+  return preparedReferenceBytes(width, height) * preparedBackgrounds(channels).length;
 }
 
 export class SearchReferences {

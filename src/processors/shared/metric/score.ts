@@ -17,9 +17,9 @@ import {
 
 export const SCORE_MOSAIC: MosaicOptions = { tile: 512, grid: 3 };
 
-/** Pixels a whole output of width × height is scored on: the wide mosaic (or `tiles`), or the image when not larger. */
-export function scoredPixels(width: number, height: number, tiles = SCORE_MOSAIC): number {
-  const layout = mosaicLayout(width, height, tiles);
+/** Pixels a whole output of width × height is scored on: the wide mosaic, or the image when not larger. */
+export function scoredPixels(width: number, height: number): number {
+  const layout = mosaicLayout(width, height, SCORE_MOSAIC);
   return layout === undefined ? width * height : layout.tile ** 2 * layout.xs.length * layout.ys.length;
 }
 
