@@ -3,7 +3,8 @@
 // napi_async_work on libuv's thread pool, so the event loop stays free while it scores; the typed arrays
 // are held by references until the promise settles, and read (never written) by the worker thread.
 // cbrt(Float32Array) → Float32Array exposes the metric's cube root (simd.h), so its accuracy against
-// Math.cbrt is tested directly: the scores alone rarely show it.
+// Math.cbrt is tested directly: the scores alone rarely show it. A prepared reference (prepareReference,
+// scaleStatsAgainst, releaseReference) is bound in reference_binding.cc.
 #include <node_api.h>
 
 #include <cstring>
