@@ -7,7 +7,7 @@
   "targets": [
     {
       "target_name": "ssimulacra2",
-      "sources": ["src/addon.cc", "src/metric.cc", "src/recursive_gaussian.cc"],
+      "sources": ["src/addon.cc", "src/reference_binding.cc", "src/metric.cc", "src/reference.cc", "src/recursive_gaussian.cc"],
       "cflags_cc!": ["-std=gnu++17", "-std=gnu++20"],
       "cflags_cc": ["-std=c++17", "-O3", "-ffp-contract=off", "-fno-fast-math"],
       "conditions": [["target_arch=='x64'", {"cflags_cc": ["-march=x86-64", "-mtune=generic"]}]],

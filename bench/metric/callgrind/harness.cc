@@ -1,7 +1,10 @@
 // The native metric without Node, for callgrind (dump-pair.ts writes its input and says how to build and
 // run it): reads one opaque pair, scores it `runs` times (default 1), prints the per-scale statistics.
+// `harness pair.bin runs prepared`: prepares the reference once (metric.h Reference) and scores the
+// distorted image against it `runs` times; `prepared 0` prepares it only (the preparation's own cost).
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "metric.h"
@@ -30,8 +33,14 @@ int main(int argc, char** argv) {
   const ssimulacra2::Image b{distorted.data(), 3, linear.data()};
   const ssimulacra2::BlurConstants blur = ssimulacra2::BlurConstantsFrom(constants.data());
   const int runs = argc > 2 ? std::atoi(argv[2]) : 1;
+  const bool prepared = argc > 3 && std::string(argv[3]) == "prepared";
   std::vector<double> stats;
-  for (int i = 0; i < runs; i++) stats = ssimulacra2::ScaleStats(a, b, width, height, blur);
+  if (prepared) {
+    const ssimulacra2::Reference handle(a, width, height, blur);
+    for (int i = 0; i < runs; i++) stats = handle.StatsAgainst(b);
+  } else {
+    for (int i = 0; i < runs; i++) stats = ssimulacra2::ScaleStats(a, b, width, height, blur);
+  }
   for (size_t i = 0; i < stats.size(); i++) std::printf("%.17g%c", stats[i], i % 18 == 17 ? '\n' : ' ');
   return 0;
 }

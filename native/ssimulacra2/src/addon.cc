@@ -3,7 +3,8 @@
 // napi_async_work on libuv's thread pool, so the event loop stays free while it scores; the typed arrays
 // are held by references until the promise settles, and read (never written) by the worker thread.
 // cbrt(Float32Array) → Float32Array exposes the metric's cube root (simd.h), so its accuracy against
-// Math.cbrt is tested directly: the scores alone rarely show it.
+// Math.cbrt is tested directly: the scores alone rarely show it. A prepared reference (prepareReference,
+// scaleStatsAgainst, releaseReference) is bound in reference_binding.cc.
 #include <node_api.h>
 
 #include <cstring>
@@ -11,10 +12,15 @@
 #include <vector>
 
 #include "metric.h"
+#include "napi_util.h"
 
 namespace {
 
 using ssimulacra2::BlurConstants;
+using ssimulacra2::napi::Check;
+using ssimulacra2::napi::Integer;
+using ssimulacra2::napi::ReadImage;
+using ssimulacra2::napi::TypedArray;
 using ssimulacra2::Image;
 
 struct Work {
@@ -28,45 +34,6 @@ struct Work {
   BlurConstants blur{};
   std::vector<double> stats;
 };
-
-bool Check(napi_env env, napi_status status) {
-  if (status == napi_ok) return true;
-  const napi_extended_error_info* info = nullptr;
-  napi_get_last_error_info(env, &info);
-  bool pending = false;
-  napi_is_exception_pending(env, &pending);
-  if (!pending) napi_throw_error(env, nullptr, info && info->error_message ? info->error_message : "napi call failed");
-  return false;
-}
-
-/** The data of a typed array of the expected type and length, or nullptr after throwing a TypeError. */
-void* TypedArray(napi_env env, napi_value value, napi_typedarray_type want, size_t length, const char* name) {
-  bool is_typed = false;
-  napi_is_typedarray(env, value, &is_typed);
-  napi_typedarray_type type;
-  size_t got = 0;
-  void* data = nullptr;
-  if (is_typed && napi_get_typedarray_info(env, value, &type, &got, &data, nullptr, nullptr) == napi_ok &&
-      type == want && got == length)
-    return data;
-  const std::string message = std::string("ssimulacra2 native: ") + name + " must be a typed array of " +
-                              std::to_string(length) + " elements of the expected type";
-  napi_throw_type_error(env, nullptr, message.c_str());
-  return nullptr;
-}
-
-bool Integer(napi_env env, napi_value value, int64_t min, int64_t max, const char* name, int64_t* out) {
-  double d = 0;
-  if (napi_get_value_double(env, value, &d) == napi_ok && d >= static_cast<double>(min) &&
-      d <= static_cast<double>(max) && d == static_cast<double>(static_cast<int64_t>(d))) {
-    *out = static_cast<int64_t>(d);
-    return true;
-  }
-  const std::string message = std::string("ssimulacra2 native: ") + name + " must be an integer in " +
-                              std::to_string(min) + ".." + std::to_string(max);
-  napi_throw_range_error(env, nullptr, message.c_str());
-  return false;
-}
 
 void Execute(napi_env, void* data) {
   auto* w = static_cast<Work*>(data);
@@ -99,21 +66,6 @@ void Complete(napi_env env, napi_status status, void* data) {
   }
   napi_delete_async_work(env, w->work);
   delete w;
-}
-
-/** Fills one image from (data, channels, linear table) arguments; false after throwing. */
-bool ReadImage(napi_env env, napi_value* args, size_t pixels, const char* name, Image* image, napi_ref* refs) {
-  int64_t channels = 0;
-  if (!Integer(env, args[1], 3, 4, "channels", &channels)) return false;
-  image->channels = static_cast<int>(channels);
-  image->data = static_cast<const uint8_t*>(
-      TypedArray(env, args[0], napi_uint8_array, pixels * static_cast<size_t>(channels), name));
-  if (image->data == nullptr) return false;
-  const size_t table = channels == 4 ? 256 * 256 : 256;
-  image->linear = static_cast<const float*>(TypedArray(env, args[2], napi_float32_array, table, "linear table"));
-  if (image->linear == nullptr) return false;
-  return Check(env, napi_create_reference(env, args[0], 1, &refs[0])) &&
-         Check(env, napi_create_reference(env, args[2], 1, &refs[1]));
 }
 
 napi_value ScaleStats(napi_env env, napi_callback_info info) {
@@ -179,14 +131,25 @@ napi_value Cbrt(napi_env env, napi_callback_info info) {
   return result;
 }
 
+}  // namespace
+
+namespace ssimulacra2::napi {
+
 bool Export(napi_env env, napi_value exports, const char* name, napi_callback callback) {
   napi_value fn = nullptr;
   return Check(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &fn)) &&
          Check(env, napi_set_named_property(env, exports, name, fn));
 }
 
+}  // namespace ssimulacra2::napi
+
+namespace {
+
 napi_value Init(napi_env env, napi_value exports) {
-  if (!Export(env, exports, "scaleStats", ScaleStats) || !Export(env, exports, "cbrt", Cbrt)) return nullptr;
+  using ssimulacra2::napi::Export;
+  if (!Export(env, exports, "scaleStats", ScaleStats) || !Export(env, exports, "cbrt", Cbrt) ||
+      !ssimulacra2::napi::ExportReference(env, exports))
+    return nullptr;
   return exports;
 }
 

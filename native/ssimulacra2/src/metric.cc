@@ -14,8 +14,10 @@
 #endif
 
 #include "simd.h"
+#include "stages.h"
 
 namespace ssimulacra2 {
+namespace stages {
 namespace {
 
 constexpr float kC2 = 0.0009f;
@@ -33,48 +35,52 @@ constexpr float kM21 = static_cast<float>(0.20476744424496821);
 constexpr float kM22 = static_cast<float>(1 - 0.24342268924547819 - 0.20476744424496821);
 constexpr float kOpsinBias = static_cast<float>(0.0037930732552754493);
 
-/** One scale's three planes of one image, rows of `stride` floats (a multiple of 4): a view into PlaneMemory. */
-struct Planes {
-  size_t width;
-  size_t height;
-  size_t stride;
-  float* p[3];
-};
-
-/**
- * Every scale's planes of both images in one block (24 bytes per pixel of the image, × 4/3 for the
- * smaller scales), allocated once per call. On Linux it is 2 MB aligned and offered to transparent huge
- * pages: the first touches of fresh memory were ~2,600 page faults per megapixel per plane set, a third of
- * a call's CPU (user and system) on the 1280×960 pair.
- */
-class PlaneMemory {
- public:
-  explicit PlaneMemory(size_t floats) {
-    constexpr size_t kHuge = size_t{2} << 20;
-    const size_t bytes = (floats * sizeof(float) + kHuge - 1) / kHuge * kHuge;
-    void* memory = nullptr;
-    // Out of memory ends the process, as a failed std::vector allocation does here (no exceptions).
-    if (posix_memalign(&memory, kHuge, bytes) != 0) std::abort();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    madvise(memory, bytes, MADV_HUGEPAGE);  // a hint: without it, the same numbers in 4 KB pages
-#endif
-    data_ = static_cast<float*>(memory);
-  }
-  ~PlaneMemory() { std::free(data_); }
-  PlaneMemory(const PlaneMemory&) = delete;
-  PlaneMemory& operator=(const PlaneMemory&) = delete;
-
-  float* data() const { return data_; }
-
- private:
-  float* data_;
-};
-
 /** Zeros in the padding columns of every row (read by the vector loops, never counted). */
 void ZeroPadding(Planes& planes) {
   for (float* plane : planes.p)
     for (size_t y = 0; y < planes.height; y++)
       std::fill(plane + y * planes.stride + planes.width, plane + (y + 1) * planes.stride, 0.0f);
+}
+
+}  // namespace
+
+PlaneMemory::PlaneMemory(size_t floats) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  bytes_ = (floats * sizeof(float) + kHuge - 1) / kHuge * kHuge;
+  void* memory = nullptr;
+  // Out of memory ends the process, as a failed std::vector allocation does here (no exceptions).
+  if (posix_memalign(&memory, kHuge, bytes_) != 0) std::abort();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(memory, bytes_, MADV_HUGEPAGE);  // a hint: without it, the same numbers in 4 KB pages
+#endif
+  data_ = static_cast<float*>(memory);
+}
+
+PlaneMemory::~PlaneMemory() { std::free(data_); }
+
+std::vector<Planes> ScaleLayout(size_t width, size_t height) {
+  std::vector<Planes> layout;
+  if (width < 8 || height < 8) return layout;
+  for (size_t w = width, h = height;; w = (w + 1) / 2, h = (h + 1) / 2) {
+    layout.push_back(Planes{w, h, (w + 3) & ~size_t{3}, {}});
+    if (layout.size() == static_cast<size_t>(kNumScales) || w < 8 || h < 8) break;
+  }
+  return layout;
+}
+
+size_t LayoutFloats(const std::vector<Planes>& layout) {
+  size_t floats = 0;
+  for (const Planes& planes : layout) floats += 3 * planes.stride * planes.height;
+  return floats;
+}
+
+float* Assign(std::vector<Planes>& layout, float* next) {
+  for (Planes& planes : layout)
+    for (float*& plane : planes.p) {
+      plane = next;
+      next += planes.stride * planes.height;
+    }
+  return next;
 }
 
 void ToLinear(const Image& image, Planes& out) {
@@ -148,6 +154,8 @@ void ToPositiveXybInPlace(Planes& planes) {
   }
 }
 
+namespace {
+
 /** Per-lane double sums of a map's 1- and 4-norm terms: lanes 0–1 and 2–3. */
 struct NormSums {
   V2 sum1[2] = {};
@@ -178,9 +186,14 @@ inline void Mask(V2& lo, V2& hi, long valid) {
   hi = V2{valid > 2 ? hi[0] : 0.0, 0.0};
 }
 
-/** One scale's statistics: per channel the SSIM′ map and the edge maps (ringing, blurring), row by row. */
+}  // namespace
+
+/**
+ * One scale's statistics: per channel the SSIM′ map and the edge maps (ringing, blurring), row by row;
+ * a prepared reference's μ1 and σ11 rows are read, not blurred again.
+ */
 void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blur, BlurScratch& scratch,
-                double* stats) {
+                const ReferenceMoments* reference, double* stats) {
   const size_t w = img1.width;
   const size_t h = img1.height;
   const size_t stride = img1.stride;
@@ -191,11 +204,16 @@ void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blu
   for (int c = 0; c < 3; c++) {
     const float* a = img1.p[c];
     const float* b = img2.p[c];
-    MomentBlur blurred(blur, a, b, w, h, stride, scratch);
+    MomentBlur blurred(blur, a, b, w, h, stride, scratch,
+                       reference == nullptr ? MomentSet::kAll : MomentSet::kDistorted);
     NormSums ssim, ringing, blurring;
     for (size_t y = 0; y < h; y++) {
       const float* row[kMoments];
       blurred.Next(row);
+      if (reference != nullptr) {
+        row[kMu1] = reference->mu1[c] + y * stride;
+        row[kSigma11] = reference->sigma11[c] + y * stride;
+      }
       const float* ar = a + y * stride;
       const float* br = b + y * stride;
       for (size_t x = 0; x < stride; x += 4) {
@@ -227,30 +245,18 @@ void ScoreScale(const Planes& img1, const Planes& img2, const BlurConstants& blu
   }
 }
 
-}  // namespace
+}  // namespace stages
 
 std::vector<double> ScaleStats(const Image& reference, const Image& distorted, size_t width, size_t height,
                                const BlurConstants& blur) {
+  using namespace stages;
   std::vector<double> stats;
-  // A scale is scored while the previous one (the image itself for the first) is at least 8 × 8, so the
-  // last scored scale may be smaller.
-  if (width < 8 || height < 8) return stats;
-  std::vector<Planes> scales[2];
-  size_t floats = 0;
-  for (size_t w = width, h = height;; w = (w + 1) / 2, h = (h + 1) / 2) {
-    const size_t stride = (w + 3) & ~size_t{3};
-    for (auto& image : scales) image.push_back(Planes{w, h, stride, {}});
-    floats += 2 * 3 * stride * h;
-    if (scales[0].size() == static_cast<size_t>(kNumScales) || w < 8 || h < 8) break;
-  }
-  PlaneMemory memory(floats);
-  float* next = memory.data();
-  for (auto& image : scales)
-    for (Planes& planes : image)
-      for (float*& plane : planes.p) {
-        plane = next;
-        next += planes.stride * planes.height;
-      }
+  std::vector<Planes> scales[2] = {ScaleLayout(width, height), ScaleLayout(width, height)};
+  if (scales[0].empty()) return stats;
+  // Every scale's planes of both images in one block (24 bytes per pixel of the image, × 4/3 for the
+  // smaller scales), allocated once per call.
+  PlaneMemory memory(2 * LayoutFloats(scales[0]));
+  Assign(scales[1], Assign(scales[0], memory.data()));
   BlurScratch scratch(scales[0][0].stride);
   ToLinear(reference, scales[0][0]);
   ToLinear(distorted, scales[1][0]);
@@ -264,7 +270,7 @@ std::vector<double> ScaleStats(const Image& reference, const Image& distorted, s
     ToPositiveXybInPlace(planes1);
     ToPositiveXybInPlace(planes2);
     stats.resize(stats.size() + kStatsPerScale);
-    ScoreScale(planes1, planes2, blur, scratch, stats.data() + stats.size() - kStatsPerScale);
+    ScoreScale(planes1, planes2, blur, scratch, nullptr, stats.data() + stats.size() - kStatsPerScale);
   }
   return stats;
 }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "recursive_gaussian.h"
@@ -27,6 +28,35 @@ constexpr size_t kStatsPerScale = 18;
  */
 std::vector<double> ScaleStats(const Image& reference, const Image& distorted, size_t width, size_t height,
                                const BlurConstants& blur);
+
+/**
+ * A reference prepared once for several scores against it (a quality search scores 3–6 trials against
+ * the same reference): per scale its positive-XYB planes and, per channel, its blurred μ1 and σ11 (nine
+ * float planes, ~48 bytes per pixel over the scales, in one block). StatsAgainst then computes only the
+ * distorted side (its XYB, μ2, σ22, σ12): the same float operations in the same order as ScaleStats, so
+ * the same bits. Read-only once built: several StatsAgainst may run on it at once.
+ */
+class Reference {
+ public:
+  Reference(const Image& image, size_t width, size_t height, const BlurConstants& blur);
+  ~Reference();
+  Reference(const Reference&) = delete;
+  Reference& operator=(const Reference&) = delete;
+
+  size_t width() const { return width_; }
+  size_t height() const { return height_; }
+  /** Bytes the reference holds (its planes' block). */
+  size_t bytes() const;
+
+  /** ScaleStats(reference, distorted, width, height, blur) for a distorted image of the same size. */
+  std::vector<double> StatsAgainst(const Image& distorted) const;
+
+ private:
+  struct State;
+  size_t width_;
+  size_t height_;
+  std::unique_ptr<State> state_;
+};
 
 /** The metric's cube root (simd.h CubeRoot) of n floats, for its test. */
 void CubeRoots(const float* in, float* out, size_t n);

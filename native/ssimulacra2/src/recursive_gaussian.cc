@@ -27,14 +27,16 @@ inline V4 TapSum(int m, V4 al, V4 ar, V4 bl, V4 br) {
 }
 
 /**
- * The row pass's recursion for moments kFirst … kFirst + kCount − 1 along x, on four rows (lanes) at
+ * The row pass's recursion for moments kMs… along x, on four rows (lanes) at
  * once: y = n2·sum + (−d1·y[n−1] − y[n−2]) per resonator, output y1 + (y3 + y5), the reference's order.
  * ta and tb hold per x one V4 (four rows) of a and b, kPadLeft zeros first; out gets per moment and x
  * one V4. A few moments per loop: enough independent chains to hide the recursion's latency, few enough
  * that their states stay in the 16 vector registers.
  */
-template <int kFirst, int kCount>
+template <int... kMs>
 void RowRecursion(const BlurConstants& k, const float* ta, const float* tb, float* out, long width, long stride) {
+  constexpr int kCount = sizeof...(kMs);
+  constexpr int kMoment[kCount] = {kMs...};
   V4 n2[3], neg_d1[3];
   for (int r = 0; r < 3; r++) {
     n2[r] = Splat(k.n2[r]);
@@ -49,20 +51,24 @@ void RowRecursion(const BlurConstants& k, const float* ta, const float* tb, floa
     const V4 bl = Load(tb + 4 * (j - kN - 1));
     const V4 br = Load(tb + 4 * (j + kN - 1));
     for (int i = 0; i < kCount; i++) {
-      const V4 sum = TapSum(kFirst + i, al, ar, bl, br);
+      const V4 sum = TapSum(kMoment[i], al, ar, bl, br);
       V4 y[3];
       for (int r = 0; r < 3; r++) {
         y[r] = n2[r] * sum + (neg_d1[r] * prev[i][r] - prev2[i][r]);
         prev2[i][r] = prev[i][r];
         prev[i][r] = y[r];
       }
-      if (store) Store(out + 4 * ((kFirst + i) * stride + n), y[0] + (y[1] + y[2]));
+      if (store) Store(out + 4 * (kMoment[i] * stride + n), y[0] + (y[1] + y[2]));
     }
   };
   long n = -kN + 1;
   for (; n < 0; n++) step(n, false);
   for (; n < width; n++) step(n, true);
 }
+
+constexpr int kAllMoments[] = {kMu1, kMu2, kSigma11, kSigma22, kSigma12};
+constexpr int kReferenceMoments[] = {kMu1, kSigma11};
+constexpr int kDistortedMoments[] = {kMu2, kSigma22, kSigma12};
 
 }  // namespace
 
@@ -84,8 +90,13 @@ BlurScratch::BlurScratch(size_t max_stride)
       zeros(max_stride) {}
 
 MomentBlur::MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height,
-                       size_t stride, BlurScratch& scratch)
+                       size_t stride, BlurScratch& scratch, MomentSet set)
     : k_(k),
+      set_(set),
+      moments_(set == MomentSet::kAll ? kAllMoments
+               : set == MomentSet::kReference ? kReferenceMoments
+                                               : kDistortedMoments),
+      count_(set == MomentSet::kAll ? 5 : set == MomentSet::kReference ? 2 : 3),
       a_(a),
       b_(b),
       width_(static_cast<long>(width)),
@@ -119,7 +130,9 @@ void MomentBlur::RowPassFrom(long row) {
   const long span = kPadLeft + stride_ + kPadRight;
   float* const ta = transposed_;
   float* const tb = ta + 4 * span;
-  for (int which = 0; which < 2; which++) {
+  // The reference's moments read only a: b is not transposed (its taps are never read).
+  const int planes = set_ == MomentSet::kReference ? 1 : 2;
+  for (int which = 0; which < planes; which++) {
     const float* plane = which == 0 ? a_ : b_;
     float* t = which == 0 ? ta : tb;
     for (long x = 0; x < stride_; x += 4) {
@@ -133,12 +146,26 @@ void MomentBlur::RowPassFrom(long row) {
   }
 
   float* const out = row_out_;
-  RowRecursion<kMu1, 2>(k_, ta, tb, out, width_, stride_);
-  RowRecursion<kSigma11, 2>(k_, ta, tb, out, width_, stride_);
-  RowRecursion<kSigma12, 1>(k_, ta, tb, out, width_, stride_);
+  // Two moments per loop where the set has them (the register budget above); the grouping does not
+  // change a moment's operations.
+  switch (set_) {
+    case MomentSet::kAll:
+      RowRecursion<kMu1, kMu2>(k_, ta, tb, out, width_, stride_);
+      RowRecursion<kSigma11, kSigma22>(k_, ta, tb, out, width_, stride_);
+      RowRecursion<kSigma12>(k_, ta, tb, out, width_, stride_);
+      break;
+    case MomentSet::kReference:
+      RowRecursion<kMu1, kSigma11>(k_, ta, tb, out, width_, stride_);
+      break;
+    case MomentSet::kDistorted:
+      RowRecursion<kMu2, kSigma22>(k_, ta, tb, out, width_, stride_);
+      RowRecursion<kSigma12>(k_, ta, tb, out, width_, stride_);
+      break;
+  }
   // Back to rows: entries past the width were never written and stay zero.
   const long rows = std::min<long>(4, height_ - row);
-  for (int m = 0; m < kMoments; m++) {
+  for (int i = 0; i < count_; i++) {
+    const int m = moments_[i];
     float* const ring = ring_ + m * kRingRows * stride_;
     for (long x = 0; x < stride_; x += 4) {
       const float* column = out + 4 * (m * stride_ + x);
@@ -166,7 +193,8 @@ template <bool kHasTop>
 void MomentBlur::ColumnStep(long n) {
   const bool has_bottom = n + kN - 1 < height_;
   const int now = flip_ ? 1 : 0;
-  for (int m = 0; m < kMoments; m++) {
+  for (int i = 0; i < count_; i++) {
+    const int m = moments_[i];
     const float* const bottom = has_bottom ? RingRow(m, n + kN - 1) : zeros_;
     const float* const top = kHasTop ? RingRow(m, n - kN - 1) : nullptr;
     float* const state = state_ + m * 6 * stride_;
@@ -202,7 +230,7 @@ void MomentBlur::Next(const float* rows[kMoments]) {
     else
       ColumnStep<false>(n);
     if (n >= 0) {
-      for (int m = 0; m < kMoments; m++) rows[m] = out_ + m * stride_;
+      for (int i = 0; i < count_; i++) rows[moments_[i]] = out_ + moments_[i] * stride_;
       return;
     }
   }

@@ -24,6 +24,14 @@ BlurConstants BlurConstantsFrom(const double* flat);
 /** The five blurred planes of one channel SSIM′ needs, in this order. */
 enum Moment { kMu1, kMu2, kSigma11, kSigma22, kSigma12, kMoments };
 
+/**
+ * Which moments a MomentBlur computes: all five (a one-shot score), the reference's own (μ1, σ11: a
+ * prepared reference keeps them, metric.h Reference), or the rest (μ2, σ22, σ12: a score against a prepared
+ * reference). Each moment's recursion is independent of the others and runs the same operations in the
+ * same order whatever the set, so a moment has the same bits in every set.
+ */
+enum class MomentSet { kAll, kReference, kDistorted };
+
 /** Rows of row-pass output kept: a power of two ≥ the rows the column pass spans + the lookahead. */
 constexpr long kBlurRingRows = 16;
 
@@ -54,10 +62,14 @@ struct BlurScratch {
  */
 class MomentBlur {
  public:
+  /** `b` is unused (may be null) for MomentSet::kReference. */
   MomentBlur(const BlurConstants& k, const float* a, const float* b, size_t width, size_t height, size_t stride,
-             BlurScratch& scratch);
+             BlurScratch& scratch, MomentSet set = MomentSet::kAll);
 
-  /** The next row of each moment (rows 0 … height − 1 in order); valid until the next call. */
+  /**
+   * The next row of each moment of the set (rows 0 … height − 1 in order); valid until the next call.
+   * Entries of moments outside the set are left as they were.
+   */
   void Next(const float* rows[kMoments]);
 
  private:
@@ -69,6 +81,9 @@ class MomentBlur {
   void ColumnStep(long n);
 
   BlurConstants k_;
+  MomentSet set_;
+  const int* moments_;  // the set's moments, in enum order
+  int count_;
   const float* a_;
   const float* b_;
   long width_;

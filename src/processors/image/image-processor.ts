@@ -12,6 +12,7 @@ import type { Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
 import { Deadline } from '../shared/deadline.ts';
 import { withOverrides } from '../shared/limits.ts';
+import { mosaicLayout, SEARCH_MOSAIC } from '../shared/metric/pixels.ts';
 import { scoredPixels } from '../shared/metric/score.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
@@ -29,6 +30,7 @@ import {
   RASTER_OUTPUT_FORMATS,
   type ResolvedImageParams,
 } from './params.ts';
+import { preparedBytes } from './quality/search-references.ts';
 import { checkScoredPixels } from './quality/whole-score.ts';
 import { openSource } from './source.ts';
 
@@ -106,11 +108,17 @@ async function processImage(
   // Lossless outputs are never scored: no metric scratch to reserve. A lossy output is checked on the whole
   // image (quality/whole-score.ts), PNG and JXL outputs on the wide mosaic.
   const [width, height] = [meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0];
-  const scored =
-    params.compression === 'lossless'
-      ? 0
-      : Math.max(scoredPixels(width, height), checkScoredPixels(width, height));
-  const release = await budget.acquire(jobShare(meta, source.frames, scored), request.signal);
+  const lossless = params.compression === 'lossless';
+  const scored = lossless ? 0 : Math.max(scoredPixels(width, height), checkScoredPixels(width, height));
+  // A lossy search's prepared proxy (quality/search-references.ts) stays beside its output checks.
+  const searched = !lossless && ['jpeg', 'webp', 'avif', 'auto'].includes(target);
+  const channels = meta.hasAlpha ? 4 : 3;
+  const proxy = mosaicLayout(width, height, SEARCH_MOSAIC);
+  const [proxyWidth, proxyHeight] = proxy
+    ? [proxy.tile * proxy.xs.length, proxy.tile * proxy.ys.length]
+    : [width, height];
+  const prepared = searched ? preparedBytes(proxyWidth, proxyHeight, channels) : 0;
+  const release = await budget.acquire(jobShare(meta, source.frames, scored, prepared), request.signal);
   let output: Awaited<ReturnType<typeof produceOutput>>;
   const abandoned: Promise<unknown>[] = [];
   try {

@@ -41,15 +41,18 @@ export function memoryShare(
 }
 
 /**
- * Bytes the native SSIMULACRA 2 holds per scored pixel while it scores (native/ssimulacra2: both images'
- * float32 planes of every scale in one block, 24 bytes × 4/3; its blurs stream row by row). They live
- * outside the JS heap and outside libvips, so the working copies do not cover them.
+ * Bytes the native SSIMULACRA 2 holds per scored pixel while it scores one-shot (native/ssimulacra2: both
+ * images' float32 planes of every scale in one block, 24 bytes × 4/3; its blurs stream row by row). They
+ * live outside the JS heap and outside libvips, so the working copies do not cover them. A score against
+ * a prepared reference holds 16 (the distorted planes) beside the reference's ~48 per background
+ * (quality/search-references.ts preparedReferenceBytes).
  */
 export const SCORE_BYTES_PER_PIXEL = 32;
 
 /**
- * A job's whole share: its decoded copies (`memoryShare`) and the metric's scratch for the pixels its
- * output check scores (`scoredPixels` of shared/metric/score.ts: the 2.4 MP wide mosaic at most). Without the
+ * A job's whole share: its decoded copies (`memoryShare`), the metric's scratch for the pixels its
+ * output check scores (`scoredPixels` of shared/metric/score.ts: the 2.4 MP wide mosaic at most), and the
+ * proxy a lossy search keeps prepared (`preparedBytes`, quality/search-references.ts). Without the
  * scratch, two 24 MP photos (144 MB of copies each) ran together under the 400 MB budget and their
  * scorings (~170 MB each before the blurs streamed) took `presso serve` to 619-678 MB; counted, they
  * take turns (docs/benchmarks.md, Memory).
@@ -58,8 +61,9 @@ export function jobShare(
   meta: Parameters<typeof memoryShare>[0],
   frames: number,
   scoredPixels: number,
+  preparedBytes = 0,
 ): number {
-  return memoryShare(meta, frames) + scoredPixels * SCORE_BYTES_PER_PIXEL;
+  return memoryShare(meta, frames) + scoredPixels * SCORE_BYTES_PER_PIXEL + preparedBytes;
 }
 
 /**

@@ -23,6 +23,7 @@ import { applyEncoder, type EncodeContext, LOSSY_RANGES, type LossyFormat } from
 import { paletteOptions } from './png-tuning.ts';
 import { checkedSearch } from './quality/checked-search.ts';
 import { searchQuality } from './quality/search.ts';
+import { SearchReferences } from './quality/search-references.ts';
 import {
   guaranteeMargin,
   type LossyLevel,
@@ -55,7 +56,11 @@ export async function searchFormatQuality(
   report: TuningReport = { trials: 0 },
 ): Promise<number> {
   const proxy = proxyTiles(await referencePixels(pipeline, format === 'jpeg' && hasAlpha));
-  const result = await searchOnProxy(proxy, format, level, QUALITY_TARGETS[level] + PROXY_MARGIN, undefined);
+  const references = new SearchReferences();
+  const aim = QUALITY_TARGETS[level] + PROXY_MARGIN;
+  const result = await searchOnProxy(proxy, format, level, aim, undefined, new Map(), references).finally(
+    () => references.release(),
+  );
   report.quality = result.quality;
   report.trials += result.trials.length;
   report.proxyScore = result.score;
@@ -69,13 +74,17 @@ export async function searchFormatQuality(
  */
 type TrialMemo = Map<number, { score: number; bytes: number; encoded: Buffer | undefined }>;
 
-/** One proxy trial: the tiles encoded at `quality`, decoded and scored (remembered in `memo`). */
+/**
+ * One proxy trial: the tiles encoded at `quality`, decoded and scored (remembered in `memo`); a search
+ * scores against its prepared proxy (quality/search-references.ts), the same number as one-shot.
+ */
 async function proxyTrial(
   proxy: TileGrid,
   format: LossyFormat,
   level: LossyLevel,
   quality: number,
   memo: TrialMemo,
+  references?: SearchReferences,
 ): Promise<{ score: number; bytes: number }> {
   const known = memo.get(quality);
   if (known !== undefined) return known;
@@ -85,7 +94,10 @@ async function proxyTrial(
     ),
   );
   const decoded = await Promise.all(encoded.map((buffer) => decodeRgb(buffer)));
-  const score = await measureSsimulacra2(stitch(proxy), stitch({ ...proxy, tiles: decoded }));
+  const distorted = stitch({ ...proxy, tiles: decoded });
+  const score = await (references === undefined
+    ? measureSsimulacra2(stitch(proxy), distorted)
+    : references.scoreProxy(() => stitch(proxy), distorted));
   const bytes = encoded.reduce((sum, buffer) => sum + buffer.length, 0);
   memo.set(quality, { score, bytes, encoded: proxy.tiles.length === 1 ? encoded[0] : undefined });
   return { score, bytes };
@@ -97,7 +109,8 @@ function searchOnProxy(
   level: LossyLevel,
   aim: number,
   signal: AbortSignal | undefined,
-  memo: TrialMemo = new Map(),
+  memo: TrialMemo,
+  references: SearchReferences,
 ) {
   const range = LOSSY_RANGES[format][level];
   // Start and slope fitted on the corpus (search-model.ts): fewer trials to the same kind of answer.
@@ -113,7 +126,7 @@ function searchOnProxy(
     slope,
     target: aim,
     ...SEARCH_LIMITS,
-    trial: async (quality) => (await proxyTrial(proxy, format, level, quality, memo)).score,
+    trial: async (quality) => (await proxyTrial(proxy, format, level, quality, memo, references)).score,
   });
 }
 
@@ -225,8 +238,14 @@ export async function tunedLossy(
   const target = QUALITY_TARGETS[level] + guaranteeMargin(format);
   // The guarantee: the whole output, as Debian's decoders decode it, scored by the reference metric
   // (quality/whole-score.ts, quality/targets.ts guaranteeMargin).
+  // The proxy is prepared once for the search's trials, and released when it ends (`finally`).
+  const references = new SearchReferences();
   const scoreOutput = async (buffer: Buffer) =>
-    scoreWholeOutput(whole ?? (await referencePixels(pipeline, flatten)), await decodeRgb(buffer));
+    references.scoreWhole(
+      async () => whole ?? (await referencePixels(pipeline, flatten)),
+      await decodeRgb(buffer),
+      proxy.tiles[0] === whole,
+    );
   /**
    * One whole-image encode with `options`, scored on the whole image: in the child process when it would
    * hold more than the service may (encode-process.ts), here otherwise. `known` is the proxy trial of the
@@ -253,7 +272,7 @@ export async function tunedLossy(
     signal,
     exactProxy: proxy.tiles[0] === whole,
     ceiling: LOSSY_RANGES[format][level].max,
-    search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo),
+    search: (aim) => searchOnProxy(proxy, format, level, aim, signal, memo, references),
     lastResort: async (quality: number) => {
       const base = { level, hasAlpha: context.hasAlpha, quality };
       if (format === 'jpeg') return wholeOutput({ ...base, fullChroma: true });
@@ -270,7 +289,7 @@ export async function tunedLossy(
       const known = proxy.tiles[0] === whole ? trial : undefined;
       return wholeOutput({ level, hasAlpha: context.hasAlpha, quality }, known);
     },
-  });
+  }).finally(() => references.release());
   report.trials += result.trials;
   report.quality = result.quality;
   report.proxyScore = result.proxyScore;

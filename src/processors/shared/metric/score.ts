@@ -6,9 +6,14 @@
  */
 import type { Sharp } from 'sharp';
 import { decodeJpegMosaic, decodeRgb, type MosaicOptions, mosaic, mosaicLayout } from './pixels.ts';
+import { type PreparedReference, prepareReferenceTs } from './prepared-reference.ts';
 import { type DroppedPixels, releasePixels, watchPixels } from './release-pixels.ts';
 import { type RgbImage, ssimulacra2 } from './ssimulacra2.ts';
-import { nativeSsimulacra2LoadError, ssimulacra2Native } from './ssimulacra2-native.ts';
+import {
+  nativeSsimulacra2LoadError,
+  prepareReferenceNative,
+  ssimulacra2Native,
+} from './ssimulacra2-native.ts';
 
 export const SCORE_MOSAIC: MosaicOptions = { tile: 512, grid: 3 };
 
@@ -42,9 +47,25 @@ let warnedFallback = false;
  * reference on this thread (the same number, slower and blocking), with one warning saying why.
  */
 export async function measureSsimulacra2(reference: RgbImage, distorted: RgbImage): Promise<number> {
+  if (nativeSsimulacra2LoadError() === undefined) return ssimulacra2Native(reference, distorted);
+  warnFallback();
+  return ssimulacra2(reference, distorted);
+}
+
+/**
+ * `reference` prepared for several scores (prepared-reference.ts): by the addon when it is loaded,
+ * otherwise by the TypeScript port, with the fallback's warning. `prepared.score(distorted)` is
+ * `measureSsimulacra2(...alignChannels(reference, distorted))` bit for bit. The caller releases it.
+ */
+export async function prepareReference(reference: RgbImage): Promise<PreparedReference> {
+  if (nativeSsimulacra2LoadError() === undefined) return prepareReferenceNative(reference);
+  warnFallback();
+  return prepareReferenceTs(reference);
+}
+
+function warnFallback(): void {
   const loadError = nativeSsimulacra2LoadError();
-  if (loadError === undefined) return ssimulacra2Native(reference, distorted);
-  if (!warnedFallback) {
+  if (loadError !== undefined && !warnedFallback) {
     warnedFallback = true;
     const why = loadError.message.split('\n')[0];
     const message = `native SSIMULACRA 2 not loaded (${why}); scoring in TypeScript on the event loop`;
@@ -52,7 +73,6 @@ export async function measureSsimulacra2(reference: RgbImage, distorted: RgbImag
       code: 'PRESSO_SSIMULACRA2_FALLBACK',
     });
   }
-  return ssimulacra2(reference, distorted);
 }
 
 export function scorePixels(reference: RgbImage, output: RgbImage, tiles = SCORE_MOSAIC): Promise<number> {

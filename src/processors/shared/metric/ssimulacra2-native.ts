@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { type PreparedReference, preparedBackgrounds, servingBackground } from './prepared-reference.ts';
 import { BLUR_CONSTANTS } from './recursive-gaussian.ts';
 import { backgroundsOf, combine, linearTable, type RgbImage, type ScaleScores } from './ssimulacra2.ts';
 
@@ -25,7 +26,29 @@ interface Addon {
   ): Promise<Float64Array>;
   /** The cube root the metric uses (float32), exposed for its test. */
   cbrt(values: Float32Array): Float32Array;
+  /** A prepared reference (native/ssimulacra2/src/reference_binding.cc): an opaque handle. */
+  prepareReference(
+    reference: Uint8Array,
+    channels: number,
+    linear: Float32Array,
+    width: number,
+    height: number,
+    blur: Float64Array,
+  ): Promise<NativeHandle>;
+  /** scaleStats(reference, …, distorted, …) of the prepared reference's image: the same numbers. */
+  scaleStatsAgainst(
+    handle: NativeHandle,
+    distorted: Uint8Array,
+    channels: number,
+    linear: Float32Array,
+  ): Promise<Float64Array>;
+  releaseReference(handle: NativeHandle): void;
+  referenceBytes(handle: NativeHandle): number;
+  heldReferences(): number;
 }
+
+/** The addon's reference handle (an external: no properties). */
+type NativeHandle = { readonly __nativeReference: unique symbol };
 
 /** Where node-gyp puts the addon (gitignored; scripts/setup.sh builds it when missing or stale). */
 export const ADDON_PATH = fileURLToPath(
@@ -55,6 +78,13 @@ export function nativeScaleStats(...args: Parameters<Addon['scaleStats']>): Prom
   const { addon, error } = loaded;
   if (addon === undefined) return Promise.reject(error);
   return addon.scaleStats(...args);
+}
+
+/** Prepared references whose planes the addon holds now (tests: a search leaves none). */
+export function nativeHeldReferences(): number {
+  const { addon, error } = loaded;
+  if (addon === undefined) throw error;
+  return addon.heldReferences();
 }
 
 /** The addon's cube root of each value (for its test against Math.cbrt); throws the load error. */
@@ -118,4 +148,56 @@ export async function ssimulacra2Native(reference: RgbImage, distorted: RgbImage
     scores.push(combine(toScales(stats)));
   }
   return Math.min(...scores);
+}
+
+/**
+ * A prepared reference by the addon (prepared-reference.ts says what and why): one handle per prepared
+ * background, prepared one after the other (each holds ~48 bytes per pixel). Throws the load error when
+ * the addon is not loaded.
+ */
+export async function prepareReferenceNative(reference: RgbImage): Promise<PreparedReference> {
+  const { addon, error } = loaded;
+  if (addon === undefined) throw error;
+  const { width, height, channels } = reference;
+  const handles = new Map<number, NativeHandle>();
+  const release = () => {
+    for (const handle of handles.values()) addon.releaseReference(handle);
+    handles.clear();
+  };
+  try {
+    for (const background of preparedBackgrounds(channels)) {
+      const table = tableFor(channels, background);
+      const handle = await addon.prepareReference(
+        pixelsOf(reference),
+        channels,
+        table,
+        width,
+        height,
+        BLUR_CONSTANTS,
+      );
+      handles.set(background, handle);
+    }
+  } catch (cause) {
+    release();
+    throw cause;
+  }
+  const shape = { width, height, channels, data: new Uint8Array(0) };
+  return {
+    width,
+    height,
+    channels,
+    async score(distorted) {
+      const scores: number[] = [];
+      for (const background of backgroundsOf(shape, distorted)) {
+        const handle = handles.get(servingBackground(channels, background));
+        if (handle === undefined) throw new Error('ssimulacra2 native: the prepared reference was released');
+        const table = tableFor(distorted.channels, background);
+        const stats = await addon.scaleStatsAgainst(handle, pixelsOf(distorted), distorted.channels, table);
+        scores.push(combine(toScales(stats)));
+      }
+      return Math.min(...scores);
+    },
+    bytes: () => [...handles.values()].reduce((sum, handle) => sum + addon.referenceBytes(handle), 0),
+    release,
+  };
 }

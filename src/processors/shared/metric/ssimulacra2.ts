@@ -18,7 +18,9 @@
  */
 
 import { floatCubeRoot } from './float-cube-root.ts';
-import { blurPlane } from './recursive-gaussian.ts';
+import { type ScaleScores, scoreScale } from './scale-scores.ts';
+
+export type { ScaleScores } from './scale-scores.ts';
 
 /**
  * Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on a dark and a light background, as the
@@ -32,8 +34,7 @@ export interface RgbImage {
 }
 
 const f = Math.fround;
-const C2 = f(0.0009);
-const NUM_SCALES = 6;
+export const NUM_SCALES = 6;
 
 const M00 = f(0.3);
 const M02 = f(0.078);
@@ -66,7 +67,7 @@ const WEIGHTS = [
 ];
 
 /** Planar float image: 3 planes of width × height. */
-interface Planes {
+export interface Planes {
   width: number;
   height: number;
   p: [Float32Array, Float32Array, Float32Array];
@@ -108,7 +109,7 @@ export function linearTable(channels: 3 | 4, background: number): Float32Array {
 }
 
 /** 8-bit sRGB (alpha blended on `background`, in sRGB as the reference does) → linear RGB planes. */
-function toLinear(image: RgbImage, background: number): Planes {
+export function toLinear(image: RgbImage, background: number): Planes {
   const { width, height, channels, data } = image;
   const out = planes(width, height);
   const [r, g, b] = out.p;
@@ -129,7 +130,7 @@ function toLinear(image: RgbImage, background: number): Planes {
   return out;
 }
 
-function downsample(input: Planes): Planes {
+export function downsample(input: Planes): Planes {
   const { width, height } = input;
   const ow = Math.ceil(width / 2);
   const oh = Math.ceil(height / 2);
@@ -161,7 +162,7 @@ function mix(a: number, b: number, c: number, r: number, g: number, bl: number):
 }
 
 /** Linear RGB → XYB, made positive (X·14 + 0.42, Y + 0.01, B − Y + 0.55) as in the reference. */
-function toPositiveXyb(lin: Planes): Planes {
+export function toPositiveXyb(lin: Planes): Planes {
   const out = planes(lin.width, lin.height);
   const [r, g, b] = lin.p;
   const [ox, oy, ob] = out.p;
@@ -180,83 +181,6 @@ function toPositiveXyb(lin: Planes): Planes {
     ob[i] = f(s - y) + B_OFFSET;
   }
   return out;
-}
-
-export interface ScaleScores {
-  ssim: number[]; // [c*2 + n]
-  edge: number[]; // [c*4 + n] ringing, [c*4 + 2 + n] blurring
-}
-
-/**
- * A map's 1- and 4-norm sums in double, one pair per lane (x mod 4) as the addon keeps them, added in its
- * order at the end.
- */
-class LaneSums {
-  private readonly sum1 = [0, 0, 0, 0];
-  private readonly sum4 = [0, 0, 0, 0];
-
-  add(x: number, v: number): void {
-    const lane = x & 3;
-    this.sum1[lane]! += v;
-    const v2 = v * v;
-    this.sum4[lane]! += v2 * v2;
-  }
-
-  /** [mean, 4-norm] over pixels (inv = 1 / pixels). */
-  norms(inv: number): [number, number] {
-    const [a, b, c, d] = this.sum1 as [number, number, number, number];
-    const [a4, b4, c4, d4] = this.sum4 as [number, number, number, number];
-    return [(a + b + (c + d)) * inv, Math.sqrt(Math.sqrt((a4 + b4 + (c4 + d4)) * inv))];
-  }
-}
-
-function scoreScale(img1: Planes, img2: Planes): ScaleScores {
-  const { width, height } = img1;
-  const n = width * height;
-  const tmp = new Float32Array(n);
-  const mu1 = new Float32Array(n);
-  const mu2 = new Float32Array(n);
-  const s11 = new Float32Array(n);
-  const s22 = new Float32Array(n);
-  const s12 = new Float32Array(n);
-  const mul = new Float32Array(n);
-  const ssim: number[] = [];
-  const edge: number[] = [];
-  const inv = 1 / n;
-  for (let c = 0; c < 3; c++) {
-    const a = img1.p[c]!;
-    const b = img2.p[c]!;
-    for (let i = 0; i < n; i++) mul[i] = a[i]! * a[i]!;
-    blurPlane(mul, s11, tmp, width, height);
-    for (let i = 0; i < n; i++) mul[i] = b[i]! * b[i]!;
-    blurPlane(mul, s22, tmp, width, height);
-    for (let i = 0; i < n; i++) mul[i] = a[i]! * b[i]!;
-    blurPlane(mul, s12, tmp, width, height);
-    blurPlane(a, mu1, tmp, width, height);
-    blurPlane(b, mu2, tmp, width, height);
-    const ssimSums = new LaneSums();
-    const ringing = new LaneSums();
-    const blurring = new LaneSums();
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const i = y * width + x;
-        const m1 = mu1[i]!;
-        const m2 = mu2[i]!;
-        const diff = f(m1 - m2);
-        const numM = f(1 - f(diff * diff));
-        const numS = f(2 * f(s12[i]! - f(m1 * m2)) + C2);
-        const denS = f(f(f(s11[i]! - f(m1 * m1)) + f(s22[i]! - f(m2 * m2))) + C2);
-        const d = 1 - f(f(numM * numS) / denS);
-        ssimSums.add(x, d > 0 ? d : 0);
-        const e = (1 + Math.abs(f(b[i]! - m2))) / (1 + Math.abs(f(a[i]! - m1))) - 1;
-        ringing.add(x, e > 0 ? e : 0);
-        blurring.add(x, e < 0 ? -e : 0);
-      }
-    }
-    ssim.push(...ssimSums.norms(inv));
-    edge.push(...ringing.norms(inv), ...blurring.norms(inv));
-  }
-  return { ssim, edge };
 }
 
 /** The weighted sum of the scales' statistics and the published polynomial: the score. */
