@@ -10,9 +10,11 @@
  * output is still checked on the whole image.
  */
 
-import type { LossyFormat } from './encoders.ts';
+import { LOSSY_RANGES, type LossyFormat } from './encoders.ts';
 import type { LossyLevel } from './quality/targets.ts';
 import fitted from './search-model.json' with { type: 'json' };
+import { type StartFeatures, startTerms } from './start-features.ts';
+import predictor from './start-model.json' with { type: 'json' };
 
 export interface SearchStart {
   /** First quality tried. */
@@ -21,7 +23,26 @@ export interface SearchStart {
   slope: number;
 }
 
-export function searchStart(format: LossyFormat, level: LossyLevel): SearchStart {
+/**
+ * Per-image start (issue 25): a linear function of a few statistics of the search's proxy
+ * (start-features.ts), fitted per format and level on the training corpus only by
+ * bench/images/fit-start.ts and shipped as data (start-model.json). Where that model has no entry, or no
+ * features are given, the corpus median above. Like the median, it only chooses the first trial: the search
+ * still brackets the answer from there and the output is still checked whole.
+ */
+interface StartModel {
+  intercept: number;
+  weights: Record<string, number>;
+}
+const predicted = predictor.model as Partial<Record<LossyFormat, Partial<Record<LossyLevel, StartModel>>>>;
+
+export function searchStart(format: LossyFormat, level: LossyLevel, features?: StartFeatures): SearchStart {
   const { start, slope } = fitted.model[format][level];
-  return { start, slope };
+  const model = predicted[format]?.[level];
+  if (features === undefined || model === undefined) return { start, slope };
+  const terms = startTerms(features);
+  let value = model.intercept;
+  for (const [name, weight] of Object.entries(model.weights)) value += weight * (terms[name] ?? 0);
+  const { min, max } = LOSSY_RANGES[format][level];
+  return { start: Math.min(max, Math.max(min, Math.round(value))), slope };
 }
