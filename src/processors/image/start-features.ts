@@ -56,22 +56,23 @@ function measureFeatures(proxy: TileGrid): StartFeatures {
   let pairs = 0;
   let pixels = 0;
   for (const tile of proxy.tiles) {
-    const { data, width, height, channels } = tile;
-    const stride = width * channels;
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const i = y * stride + x * channels;
-        const luma = lumaAt(data, i);
-        histogram[luma] = (histogram[luma] ?? 0) + 1;
-        pixels++;
-        if (x + 1 >= width || y + 1 >= height) continue;
-        const right = i + channels;
-        const below = i + stride;
-        const dx = Math.abs(luma - lumaAt(data, right));
-        const dy = Math.abs(luma - lumaAt(data, below));
+    const { width, height } = tile;
+    // Planes first (each pixel converted once), then the neighbour differences: ~3× fewer conversions.
+    const { luma, cb, cr } = planes(tile);
+    for (let i = 0; i < luma.length; i++) histogram[luma[i]!] = (histogram[luma[i]!] ?? 0) + 1;
+    pixels += luma.length;
+    for (let y = 0; y + 1 < height; y++) {
+      for (let x = 0; x + 1 < width; x++) {
+        const i = y * width + x;
+        const dx = Math.abs(luma[i]! - luma[i + 1]!);
+        const dy = Math.abs(luma[i]! - luma[i + width]!);
         detail += dx + dy;
         if (dx <= 1 && dy <= 1) flat++;
-        chroma += chromaDelta(data, i, right) + chromaDelta(data, i, below);
+        chroma +=
+          Math.abs(cb[i]! - cb[i + 1]!) +
+          Math.abs(cr[i]! - cr[i + 1]!) +
+          Math.abs(cb[i]! - cb[i + width]!) +
+          Math.abs(cr[i]! - cr[i + width]!);
         pairs++;
       }
     }
@@ -92,14 +93,23 @@ function measureFeatures(proxy: TileGrid): StartFeatures {
   };
 }
 
-/** BT.601 luma, integer 0–255 (the weights JPEG's YCbCr uses). */
-function lumaAt(data: Uint8Array, i: number): number {
-  return (77 * data[i]! + 150 * data[i + 1]! + 29 * data[i + 2]! + 128) >> 8;
-}
-
-/** |ΔCb| + |ΔCr| between the pixels at `a` and `b` (BT.601, unscaled: B − Y and R − Y). */
-function chromaDelta(data: Uint8Array, a: number, b: number): number {
-  const ya = lumaAt(data, a);
-  const yb = lumaAt(data, b);
-  return Math.abs(data[a + 2]! - ya - (data[b + 2]! - yb)) + Math.abs(data[a]! - ya - (data[b]! - yb));
+/**
+ * BT.601 luma (integer 0–255, the weights JPEG's YCbCr uses) and the unscaled chroma differences B − Y and
+ * R − Y of every pixel of `tile`.
+ */
+function planes(tile: TileGrid['tiles'][number]): { luma: Uint8Array; cb: Int16Array; cr: Int16Array } {
+  const { data, width, height, channels } = tile;
+  const n = width * height;
+  const luma = new Uint8Array(n);
+  const cb = new Int16Array(n);
+  const cr = new Int16Array(n);
+  for (let p = 0, i = 0; p < n; p++, i += channels) {
+    const r = data[i]!;
+    const b = data[i + 2]!;
+    const y = (77 * r + 150 * data[i + 1]! + 29 * b + 128) >> 8;
+    luma[p] = y;
+    cb[p] = b - y;
+    cr[p] = r - y;
+  }
+  return { luma, cb, cr };
 }
