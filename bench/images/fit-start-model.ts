@@ -23,11 +23,13 @@ export interface Sample {
 interface Fitted {
   intercept: number;
   weights: Record<string, number>;
+  /** Each term's range over the training samples: a prediction never extrapolates past it. */
+  ranges: Record<string, [number, number]>;
 }
 
 const TERMS = ['logDetail', 'detail', 'flat', 'logChroma', 'chroma', 'entropy', 'exact'];
 /** Most terms per model: ~64 samples per format and level do not support more. */
-const MAX_TERMS = 3;
+const MAX_TERMS = Number(process.env.START_MAX_TERMS ?? 3);
 /** A term must cut the cross-validated error by this much (quality steps) to be kept. */
 const TERM_COST = 0.05;
 
@@ -70,13 +72,26 @@ function fitTerms(samples: Sample[], terms: string[]): Fitted {
     rows,
     samples.map((s) => s.answer),
   );
-  return { intercept: beta[0]!, weights: Object.fromEntries(terms.map((name, i) => [name, beta[i + 1]!])) };
+  const ranges = Object.fromEntries(
+    terms.map((name, i) => {
+      const values = rows.map((row) => row[i + 1]!);
+      return [name, [Math.min(...values), Math.max(...values)] as [number, number]];
+    }),
+  );
+  return {
+    intercept: beta[0]!,
+    weights: Object.fromEntries(terms.map((name, i) => [name, beta[i + 1]!])),
+    ranges,
+  };
 }
 
 export function predict(model: Fitted, features: StartFeatures, min: number, max: number): number {
   const t = startTerms(features);
   let value = model.intercept;
-  for (const [name, weight] of Object.entries(model.weights)) value += weight * t[name]!;
+  for (const [name, weight] of Object.entries(model.weights)) {
+    const [low, high] = model.ranges[name]!;
+    value += weight * Math.min(high, Math.max(low, t[name]!));
+  }
   return Math.min(max, Math.max(min, Math.round(value)));
 }
 
@@ -116,6 +131,9 @@ export function fitModel(samples: Sample[], formats: LossyFormat[], levels: Loss
       model[format][level] = {
         intercept: round(fitted.intercept),
         weights: Object.fromEntries(Object.entries(fitted.weights).map(([k, v]) => [k, round(v)])),
+        ranges: Object.fromEntries(
+          Object.entries(fitted.ranges).map(([k, [lo, hi]]) => [k, [round(lo), round(hi)]]),
+        ),
         samples: mine.length,
         cvMeanAbsError: round(best.mae),
         fixedStartMeanAbsError: round(fixedMae),

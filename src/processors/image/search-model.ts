@@ -33,6 +33,8 @@ export interface SearchStart {
 interface StartModel {
   intercept: number;
   weights: Record<string, number>;
+  /** The training samples' range of each term: an image outside it is predicted as at its edge. */
+  ranges: Record<string, number[]>;
 }
 const predicted = predictor.model as Partial<Record<LossyFormat, Partial<Record<LossyLevel, StartModel>>>>;
 
@@ -42,7 +44,10 @@ export function searchStart(format: LossyFormat, level: LossyLevel, features?: S
   if (features === undefined || model === undefined) return { start, slope };
   const terms = startTerms(features);
   let value = model.intercept;
-  for (const [name, weight] of Object.entries(model.weights)) value += weight * (terms[name] ?? 0);
+  for (const [name, weight] of Object.entries(model.weights)) {
+    const [low = -Infinity, high = Infinity] = model.ranges[name] ?? [];
+    value += weight * Math.min(high, Math.max(low, terms[name] ?? 0));
+  }
   const { min, max } = LOSSY_RANGES[format][level];
   return { start: Math.min(max, Math.max(min, Math.round(value))), slope };
 }
