@@ -101,9 +101,9 @@ function searchOnProxy(
   memo: TrialMemo = new Map(),
 ) {
   const range = LOSSY_RANGES[format][level];
-  // Start predicted from the proxy's statistics and slope fitted on the corpus (search-model.ts): fewer
-  // trials to the same kind of answer.
-  const { start, slope } = searchStart(format, level, proxyFeatures(proxy));
+  // Start and slope fitted on the corpus (search-model.ts; a start predicted from the proxy's statistics
+  // when that predictor is on): fewer trials to the same kind of answer.
+  const { start, slope } = searchStart(format, level, () => proxyFeatures(proxy));
   // A proxy that is the whole image: each trial is a full output, so a pass within half a step ends it.
   const exitWithin = proxy.tiles.length === 1 ? slope / 2 : undefined;
   return searchQuality({
@@ -163,7 +163,7 @@ export async function probeLossy(
     reference.proxy,
     format,
     level,
-    searchStart(format, level, proxyFeatures(reference.proxy)).start,
+    searchStart(format, level, () => proxyFeatures(reference.proxy)).start,
     memo,
   );
   const aim = QUALITY_TARGETS[level] + PROXY_MARGIN;
