@@ -1,5 +1,5 @@
 /**
- * The search model's training images (bench/images/fit-search.ts), from the corpus that scripts/corpus.sh
+ * The start predictor's training images (bench/images/fit-start.ts), from the corpus that scripts/corpus.sh
  * unpacks from scripts/corpus/train-images.txt into .corpus/train. None of these packages is in the
  * benchmark's list (bench-images.txt), so the predictor is never fitted on an image it is measured on.
  */

@@ -33,6 +33,7 @@ import {
 } from './quality/targets.ts';
 import { referencePixels, scoreWholeOutput } from './quality/whole-score.ts';
 import { searchStart } from './search-model.ts';
+import { proxyFeatures } from './start-features.ts';
 
 /** What the search did, for the benchmark and tests. */
 export interface TuningReport {
@@ -113,8 +114,9 @@ function searchOnProxy(
   references: SearchReferences,
 ) {
   const range = LOSSY_RANGES[format][level];
-  // Start and slope fitted on the corpus (search-model.ts): fewer trials to the same kind of answer.
-  const { start, slope } = searchStart(format, level);
+  // Start and slope fitted on the corpus (search-model.ts; a start predicted from the proxy's statistics
+  // when that predictor is on): fewer trials to the same kind of answer.
+  const { start, slope } = searchStart(format, level, () => proxyFeatures(proxy));
   // A proxy that is the whole image: each trial is a full output, so a pass within half a step ends it.
   const exitWithin = proxy.tiles.length === 1 ? slope / 2 : undefined;
   return searchQuality({
@@ -170,7 +172,13 @@ export async function probeLossy(
   level: LossyLevel,
 ): Promise<{ score: number; bytes: number; bytesAtAim: number }> {
   const memo = memoOf(reference, format);
-  const probe = await proxyTrial(reference.proxy, format, level, searchStart(format, level).start, memo);
+  const probe = await proxyTrial(
+    reference.proxy,
+    format,
+    level,
+    searchStart(format, level, () => proxyFeatures(reference.proxy)).start,
+    memo,
+  );
   const aim = QUALITY_TARGETS[level] + PROXY_MARGIN;
   return { ...probe, bytesAtAim: probe.bytes * Math.exp(BYTES_PER_POINT * (aim - probe.score)) };
 }
