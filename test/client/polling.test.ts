@@ -89,7 +89,10 @@ describe('@presso/client waiting and retrying', () => {
     // Retry-After grows with the job's age (1 s while it is young, 2 s after 10 s: a busy machine gets
     // there), so the check is that each wait honours what the server said, never the caller's 100 ms.
     for (const step of steps.slice(1)) {
-      assert.ok(step.retryAfter !== undefined && step.retryAfter >= 1, `Retry-After sent: ${step.retryAfter}`);
+      assert.ok(
+        step.retryAfter !== undefined && step.retryAfter >= 1,
+        `Retry-After sent: ${step.retryAfter}`,
+      );
       assert.ok(
         step.delayMs >= step.retryAfter * 1000,
         `Retry-After ${step.retryAfter} s honoured over a 100 ms interval: ${step.delayMs}`,

@@ -13,7 +13,6 @@
  * (RUNS scores; `prepared`: the reference prepared once, then RUNS scores against it; RUNS 0: preparing alone)
  */
 import { writeFileSync } from 'node:fs';
-import sharp from 'sharp';
 import {
   decodeRgb,
   mosaicTiles,

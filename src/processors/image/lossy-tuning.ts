@@ -31,7 +31,7 @@ import {
   QUALITY_TARGETS,
   SEARCH_LIMITS,
 } from './quality/targets.ts';
-import { referencePixels, scoreWholeOutput } from './quality/whole-score.ts';
+import { referencePixels } from './quality/whole-score.ts';
 import { searchStart } from './search-model.ts';
 import { proxyFeatures } from './start-features.ts';
 

@@ -7,10 +7,16 @@
  * bits either way.
  */
 import { blurPlane } from './recursive-gaussian.ts';
-import type { Planes } from './ssimulacra2.ts';
 
 const f = Math.fround;
 const C2 = f(0.0009);
+
+/** Planar float image: 3 planes of width × height (here, below ssimulacra2.ts, so neither imports the other). */
+export interface Planes {
+  width: number;
+  height: number;
+  p: [Float32Array, Float32Array, Float32Array];
+}
 
 export interface ScaleScores {
   ssim: number[]; // [c*2 + n]

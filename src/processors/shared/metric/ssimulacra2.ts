@@ -18,9 +18,9 @@
  */
 
 import { floatCubeRoot } from './float-cube-root.ts';
-import { type ScaleScores, scoreScale } from './scale-scores.ts';
+import { type Planes, type ScaleScores, scoreScale } from './scale-scores.ts';
 
-export type { ScaleScores } from './scale-scores.ts';
+export type { Planes, ScaleScores } from './scale-scores.ts';
 
 /**
  * Interleaved 8-bit RGB (3 channels) or RGBA (4 channels; blended on a dark and a light background, as the
@@ -65,13 +65,6 @@ const WEIGHTS = [
   23.19243343998926, 0.0, 95.1080498811086, 0.9863978034400682, 0.9834382792465353, 0.0012286405048278493,
   171.2667255897307, 0.9807858872435379, 0.0, 0.0, 0.0, 0.0005130064588990679, 0.0, 0.00010854057858411537,
 ];
-
-/** Planar float image: 3 planes of width × height. */
-export interface Planes {
-  width: number;
-  height: number;
-  p: [Float32Array, Float32Array, Float32Array];
-}
 
 const SRGB_TO_LINEAR = (() => {
   const table = new Float32Array(256);
