@@ -61,6 +61,7 @@ export const HEAVY: readonly string[] = [
   'test/processors/image/memory-release.test.ts',
   'test/processors/image/metadata.test.ts',
   'test/processors/image/png-levels.test.ts',
+  'test/processors/image/proxy-search.test.ts',
   'test/processors/image/prepared-reference.test.ts',
   'test/processors/image/quality.test.ts',
   'test/processors/image/search-references.test.ts',
