@@ -15,6 +15,7 @@
  * every tool it runs in its sandbox (which its rusage misses), and one per direct ffmpeg run.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
     const out = `bench/results/media-${new Date().toISOString().slice(0, 10)}.json`;
     await writeFile(
       out,
-      `${JSON.stringify({ cores: availableParallelism(), video: rows, long: loop, audio: audioRows }, null, 2)}\n`,
+      `${JSON.stringify({ cores: availableParallelism(), load: loadAverage(), video: rows, long: loop, audio: audioRows }, null, 2)}\n`,
     );
     console.log(`written ${out}`);
   } finally {
@@ -234,6 +235,11 @@ async function audioTable(service: MediaService, work: string): Promise<Record<s
   return rows;
 }
 
+/** The host's 1, 5 and 15 minute load averages: CPU times inflate on a busy host, so each run says its load. */
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -256,7 +262,7 @@ function mediaReport(
   };
   const of = (key: string) => video.map((r) => Number(r[key]));
   return [
-    `Run: \`npm run bench:media\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, ` +
+    `Run: \`npm run bench:media\`, ${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} vCPU, load average ${loadAverage()}, ` +
       `${video.length} clips (forensics-samples-files, gnome-user-docs, opencv-doc) and one looped to ${loop.seconds} s. ` +
       'CPU time from cgroups (the server with every tool it ran, ffmpeg direct alike); medians over the clips, each clip in brackets.',
     '',
@@ -281,11 +287,11 @@ function mediaReport(
       (v) => v <= 0.6,
     ),
     '',
-    '| clip | frame, s | CRF | CPU s (direct) | × realtime | peak RSS MB | SSIM dB / SSIMULACRA 2 |',
-    '|---|---|---|---|---|---|---|',
+    '| clip | frame, s | CRF | CPU s (direct) | CPU ÷ direct | wall s | × realtime | peak RSS MB | SSIM dB / SSIMULACRA 2 |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...[...video, loop].map(
       (r) =>
-        `| ${r.clip} | ${r.frame}, ${r.seconds} | ${r.pressoCrf} | ${r.pressoCpu} (${r.directCpu}) | ${r.realtimeX} | ${r.peakRssMb} | ${r.pressoSsimDb ?? '–'} / ${r.pressoS2 ?? '–'} |`,
+        `| ${r.clip} | ${r.frame}, ${r.seconds} | ${r.pressoCrf} | ${r.pressoCpu} (${r.directCpu}) | ${r.cpuRatio} | ${r.pressoWall} | ${r.realtimeX} | ${r.peakRssMb} | ${r.pressoSsimDb ?? '–'} / ${r.pressoS2 ?? '–'} |`,
     ),
     '',
     '| audio `high` | bytes ÷ ffmpeg default | duration change (s) | loudness change (LU) |',

@@ -23,6 +23,11 @@ export interface CodecSettings {
    * with these settings, per pixel and at none, with about a quarter more.
    */
   memory: EncoderMemory;
+  /**
+   * How many of the search's proxy trials one ffmpeg run encodes at once (quality-search.ts): all of them
+   * where the encoder is small, fewer where each instance reserves hundreds of MB whatever the frame size.
+   */
+  trialsPerRun: number;
 }
 
 export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
@@ -31,6 +36,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     range: [16, 36],
     start: { medium: 21, high: 24, ultra: 28 },
     memory: { baseBytes: 256 * MB, bytesPerPixel: 256 }, // 199 B/px measured (lookahead of 40 frames)
+    trialsPerRun: 5,
     args: (crf) => [
       '-c:v',
       'libx264',
@@ -49,6 +55,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     range: [18, 38],
     start: { medium: 23, high: 26, ultra: 30 },
     memory: { baseBytes: 256 * MB, bytesPerPixel: 240 }, // 185 B/px measured
+    trialsPerRun: 5,
     args: (crf) => [
       '-c:v',
       'libx265',
@@ -67,6 +74,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     range: [20, 50],
     start: { medium: 30, high: 34, ultra: 40 },
     memory: { baseBytes: 192 * MB, bytesPerPixel: 160 }, // 125 B/px measured
+    trialsPerRun: 5,
     args: (crf) => [
       '-c:v',
       'libvpx-vp9',
@@ -91,6 +99,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     // 380 B/px and 740 MB at none measured. SVT-AV1 stalls instead of failing when an allocation is
     // refused, so its margin is the widest: a run short of memory would wait for the time budget.
     memory: { baseBytes: 1024 * MB, bytesPerPixel: 480 },
+    trialsPerRun: 1,
     args: (crf) => [
       '-c:v',
       'libsvtav1',
