@@ -27,6 +27,10 @@ const CLIPS = [
 ];
 const FORMATS: Record<string, string> = { mp4: 'mp4', webm: 'webm', avi: 'avi', mkv: 'mkv' };
 const meter = CpuMeter.open('media-phases');
+/** `--webm`: AV1 in WebM (the WebM default) instead of H.264 in MP4. */
+const WEBM = process.argv.includes('--webm');
+const codec = WEBM ? ('av1' as const) : ('h264' as const);
+const container = WEBM ? ('webm' as const) : ('mp4' as const);
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
 async function phases(clip: string): Promise<Record<string, unknown>> {
@@ -44,15 +48,15 @@ async function phases(clip: string): Promise<Record<string, unknown>> {
     };
     const input = {
       ...{ path: clip, format, start: 0, duration: seconds, filters: 'setsar=1,format=yuv420p' },
-      ...{ codec: 'h264' as const, level: 'high' as const, width, height },
+      ...{ codec, level: 'high' as const, width, height },
     };
     const started = performance.now();
     const search = await meter.measure(() => searchCrf(input, run));
     const searchWall = (performance.now() - started) / 1000;
-    const output = join(workDir, 'out.mp4');
+    const output = join(workDir, `out.${container}`);
     const plan = {
       ...{ inputPath: clip, inputFormat: format, start: 0, duration: undefined, filters: ['setsar=1'] },
-      ...{ outputPixels: width * height, format: 'mp4' as const, codec: 'h264' as const, output },
+      ...{ outputPixels: width * height, format: container, codec, output },
       crf: search.value.crf,
       audio: { kind: 'none' as const },
     };
@@ -63,8 +67,8 @@ async function phases(clip: string): Promise<Record<string, unknown>> {
     const direct = await meter.measure(() =>
       ff([
         ...['-i', clip, '-map', '0:V:0', '-an', '-vf', 'setsar=1,format=yuv420p', '-fps_mode', 'vfr'],
-        ...CODEC_SETTINGS.h264.args(check.value.crf),
-        ...['-movflags', '+faststart', join(workDir, 'direct.mp4')],
+        ...CODEC_SETTINGS[codec].args(check.value.crf),
+        ...(WEBM ? [join(workDir, 'direct.webm')] : ['-movflags', '+faststart', join(workDir, 'direct.mp4')]),
       ]),
     );
     const total = search.seconds + check.seconds;

@@ -28,6 +28,11 @@ export interface CodecSettings {
    * where the encoder is small, fewer where each instance reserves hundreds of MB whatever the frame size.
    */
   trialsPerRun: number;
+  /**
+   * CRF between the search's grid points: AV1's scale is about twice as wide as x264's for the same change
+   * in quality (movie-hello at `high`: x264 30, SVT-AV1 52), so its grid spans twice as far.
+   */
+  gridStep: number;
 }
 
 export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
@@ -37,6 +42,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     start: { medium: 21, high: 24, ultra: 28 },
     memory: { baseBytes: 256 * MB, bytesPerPixel: 256 }, // 199 B/px measured (lookahead of 40 frames)
     trialsPerRun: 5,
+    gridStep: 3,
     args: (crf) => [
       '-c:v',
       'libx264',
@@ -56,6 +62,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     start: { medium: 23, high: 26, ultra: 30 },
     memory: { baseBytes: 256 * MB, bytesPerPixel: 240 }, // 185 B/px measured
     trialsPerRun: 5,
+    gridStep: 3,
     args: (crf) => [
       '-c:v',
       'libx265',
@@ -75,6 +82,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     start: { medium: 30, high: 34, ultra: 40 },
     memory: { baseBytes: 192 * MB, bytesPerPixel: 160 }, // 125 B/px measured
     trialsPerRun: 5,
+    gridStep: 4,
     args: (crf) => [
       '-c:v',
       'libvpx-vp9',
@@ -100,6 +108,7 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     // refused, so its margin is the widest: a run short of memory would wait for the time budget.
     memory: { baseBytes: 1024 * MB, bytesPerPixel: 480 },
     trialsPerRun: 1,
+    gridStep: 6,
     args: (crf) => [
       '-c:v',
       'libsvtav1',

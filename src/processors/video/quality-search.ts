@@ -26,10 +26,9 @@ export type LossyLevel = keyof typeof SSIM_TARGET_DB;
 
 /**
  * The search's grid: trials per video, all encoded from one decode of the segments and scored in one run,
- * GRID_STEP CRF apart (the answer is read between them).
+ * the codec's `gridStep` CRF apart (the answer is read between them).
  */
 export const GRID_POINTS = 5;
-export const GRID_STEP = 3;
 const SEGMENT_SECONDS = 1;
 export const SEGMENTS = 3;
 /**
@@ -119,18 +118,16 @@ export function segmentFootage(input: SearchInput): Footage {
 }
 
 /**
- * The CRFs a search tries for a level: GRID_POINTS of them, GRID_STEP apart, from one step below the
- * codec's start for the level (the benchmark's six clips landed between 2 CRF below and 7 above it at `high`),
- * within the codec's range.
+ * The CRFs a search tries for a level: GRID_POINTS of them, the codec's `gridStep` apart, from one step
+ * below the codec's start for the level (x264 on the benchmark's six clips landed between 2 CRF below and 7
+ * above it at `high`), within the codec's range.
  */
 export function searchGrid(codec: VideoCodec, level: LossyLevel): number[] {
   const settings = CODEC_SETTINGS[codec];
   const [lowest, highest] = settings.range;
-  const first = Math.max(
-    lowest,
-    Math.min(highest - (GRID_POINTS - 1) * GRID_STEP, settings.start[level] - GRID_STEP),
-  );
-  return Array.from({ length: GRID_POINTS }, (_, i) => first + i * GRID_STEP);
+  const step = settings.gridStep;
+  const first = Math.max(lowest, Math.min(highest - (GRID_POINTS - 1) * step, settings.start[level] - step));
+  return Array.from({ length: GRID_POINTS }, (_, i) => first + i * step);
 }
 
 export async function searchCrf(input: SearchInput, run: MediaRun): Promise<SearchResult> {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { Deadline } from '../../../src/processors/shared/deadline.ts';
 import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../../src/processors/video/config.ts';
+import { CODEC_SETTINGS } from '../../../src/processors/video/encoders.ts';
 import {
   pickCrf,
   proxyFrame,
@@ -81,4 +82,19 @@ it('reads the answer between the trials, and below the grid by the miss when the
   // The lowest trial misses SSIM by 1 dB: 2 CRF steps below it.
   assert.equal(pickCrf(trials, { db: 21, ssimulacra2: 72 }, [16, 36]), 19);
   assert.equal(pickCrf(trials, { db: 30, ssimulacra2: 72 }, [16, 36]), 16);
+});
+
+it("spaces the grid by the codec's CRF scale, within its range", () => {
+  assert.deepEqual(searchGrid('h264', 'high'), [21, 24, 27, 30, 33]);
+  assert.deepEqual(searchGrid('av1', 'high'), [29, 35, 41, 47, 53]);
+  for (const codec of ['h264', 'h265', 'vp9', 'av1'] as const) {
+    for (const level of ['medium', 'high', 'ultra'] as const) {
+      const grid = searchGrid(codec, level);
+      const [lowest, highest] = CODEC_SETTINGS[codec].range;
+      assert.ok(
+        grid.every((crf) => crf >= lowest && crf <= highest),
+        `${codec} ${level}: ${grid}`,
+      );
+    }
+  }
 });
