@@ -54,6 +54,11 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
       String(crf),
       '-threads',
       String(ENCODER_THREADS),
+      // x264's threaded lookahead made small frames (320×240) come out differently run to run when several
+      // encodes ran at once (2 outputs of 6); without it 6 of 6 agreed, and 720p gave the same bytes as with
+      // it (docs/video-audio.md, Benchmark).
+      '-x264-params',
+      'sync-lookahead=0',
     ],
   },
   h265: {

@@ -40,9 +40,8 @@ it('sizes the proxy to at most 160,000 pixels by a whole factor, even sides', ()
   assert.deepEqual(proxyFrame(320, 240), { width: 320, height: 240, factor: 1 });
 });
 
-// Whole-output checks (2 and 5 s) and a segment check (10 s, past WHOLE_CHECK_SECONDS). Not smaller than
-// 640×480: libx264 with 2 frame threads gave different bytes run to run at 320×240 (4 encodes at once
-// on a loaded host, 3 different outputs; docs/video-audio.md), which this test would catch, not the search.
+// Whole-output checks (2 and 5 s) and a segment check (10 s, past WHOLE_CHECK_SECONDS). Small frames'
+// determinism under load has its own test (determinism.test.ts).
 for (const [seconds, width, height] of [
   [2, 640, 480],
   [5, 640, 480],
