@@ -1,8 +1,9 @@
 /**
  * The final encode at a CRF checked at full size against the level's targets (the search only saw a
  * proxy): the same two measures as the search, on footage scored against the source (footage.ts).
- * - A short part (one segment: the search's proxy was the whole part) is encoded, and the output itself is
- *   scored; while it misses, it is encoded again at a lower CRF sized by the miss.
+ * - A short part (up to WHOLE_CHECK_SECONDS) is encoded, and the output itself is scored, every frame; while
+ *   it misses, it is encoded again at a lower CRF sized by the miss. Scoring a few seconds of output costs
+ *   less than encoding the segments at full size and scoring them, which a longer part needs.
  * - A longer one has its sampled segments encoded at full size at the CRF and scored (a few seconds of
  *   footage, whatever the length), lowered likewise while they miss; then the one full encode.
  * The proxy is calibrated to land on or above the targets, so a second try is the exception. The number of
@@ -13,16 +14,24 @@ import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { type FfmpegOptions, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
 import { type EncodePlan, encodeVideo } from './encode.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
-import { footageGraph, footageInputs, scoreEncoded, withInputs } from './footage.ts';
+import { type Footage, footageGraph, footageInputs, scoreEncoded, withInputs } from './footage.ts';
 import type { VideoCodec } from './params.ts';
 import {
   type LossyLevel,
   missSteps,
+  SEGMENTS,
   type SearchInput,
   SSIM_TARGET_DB,
   SSIMULACRA2_TARGET,
   segmentFootage,
 } from './quality-search.ts';
+
+/**
+ * Parts up to this long are checked on the output itself: the segments (3 × 1 s) would be a third of the
+ * footage or more, encoded once more at full size and decoded twice; the output's scoring decodes it and
+ * the source once (docs/video-audio.md, Benchmark).
+ */
+export const WHOLE_CHECK_SECONDS = 9;
 
 /** Tries after the first when the scores miss the level. */
 export const MAX_RETRIES = 2;
@@ -41,9 +50,14 @@ export async function encodeToLevel(
 ): Promise<CheckedEncode> {
   const targets = { db: SSIM_TARGET_DB[search.level], ssimulacra2: SSIMULACRA2_TARGET[search.level] };
   const settings = CODEC_SETTINGS[plan.codec];
-  const segments = segmentFootage(search);
-  const whole = segments.windows.length === 1;
-  const size = { width: search.width, height: search.height, samples: segments.windows.length };
+  const whole = search.duration <= WHOLE_CHECK_SECONDS;
+  const segments: Footage = whole
+    ? { ...segmentFootage(search), windows: [{ at: search.start, length: search.duration }] }
+    : segmentFootage(search);
+  // SSIMULACRA 2 samples: one per 3 s of a short part (its middle frame for 3 s or less), else each
+  // segment's middle frame.
+  const samples = whole ? Math.min(SEGMENTS, Math.ceil(search.duration / 3)) : segments.windows.length;
+  const size = { width: search.width, height: search.height, samples };
   const tries: CheckedEncode['tries'] = [];
   let crf = plan.crf;
   for (;;) {

@@ -23,6 +23,16 @@ export interface CodecSettings {
    * with these settings, per pixel and at none, with about a quarter more.
    */
   memory: EncoderMemory;
+  /**
+   * How many of the search's proxy trials one ffmpeg run encodes at once (quality-search.ts): all of them
+   * where the encoder is small, fewer where each instance reserves hundreds of MB whatever the frame size.
+   */
+  trialsPerRun: number;
+  /**
+   * CRF between the search's grid points: AV1's scale is about twice as wide as x264's for the same change
+   * in quality (movie-hello at `high`: x264 30, SVT-AV1 52), so its grid spans twice as far.
+   */
+  gridStep: number;
 }
 
 export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
@@ -31,6 +41,8 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     range: [16, 36],
     start: { medium: 21, high: 24, ultra: 28 },
     memory: { baseBytes: 256 * MB, bytesPerPixel: 256 }, // 199 B/px measured (lookahead of 40 frames)
+    trialsPerRun: 5,
+    gridStep: 3,
     args: (crf) => [
       '-c:v',
       'libx264',
@@ -42,6 +54,11 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
       String(crf),
       '-threads',
       String(ENCODER_THREADS),
+      // x264's threaded lookahead made small frames (320×240) come out differently run to run when several
+      // encodes ran at once (2 outputs of 6); without it 6 of 6 agreed, and 720p gave the same bytes as with
+      // it (docs/video-audio.md, Benchmark).
+      '-x264-params',
+      'sync-lookahead=0',
     ],
   },
   h265: {
@@ -49,6 +66,8 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     range: [18, 38],
     start: { medium: 23, high: 26, ultra: 30 },
     memory: { baseBytes: 256 * MB, bytesPerPixel: 240 }, // 185 B/px measured
+    trialsPerRun: 5,
+    gridStep: 3,
     args: (crf) => [
       '-c:v',
       'libx265',
@@ -67,6 +86,8 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     range: [20, 50],
     start: { medium: 30, high: 34, ultra: 40 },
     memory: { baseBytes: 192 * MB, bytesPerPixel: 160 }, // 125 B/px measured
+    trialsPerRun: 5,
+    gridStep: 4,
     args: (crf) => [
       '-c:v',
       'libvpx-vp9',
@@ -91,6 +112,8 @@ export const CODEC_SETTINGS: Readonly<Record<VideoCodec, CodecSettings>> = {
     // 380 B/px and 740 MB at none measured. SVT-AV1 stalls instead of failing when an allocation is
     // refused, so its margin is the widest: a run short of memory would wait for the time budget.
     memory: { baseBytes: 1024 * MB, bytesPerPixel: 480 },
+    trialsPerRun: 1,
+    gridStep: 6,
     args: (crf) => [
       '-c:v',
       'libsvtav1',

@@ -60,6 +60,8 @@ export function footageGraph(footage: Footage, first: number, label: string): st
 }
 
 const INDEX_TIMES = 'settb=1/1000,setpts=N';
+/** Every encode is 8-bit 4:2:0 (encoders.ts): SSIM is taken on those planes. */
+const PLANAR = 'format=yuv420p';
 const MB = 1024 ** 2;
 
 /**
@@ -92,65 +94,91 @@ export async function scoreEncoded(
   size: { width: number; height: number; frames: number; samples: number },
   run: MediaRun,
 ): Promise<{ db: number; ssimulacra2: number }> {
+  const [scores] = await scoreEncodes([encoded], reference, size, run);
+  if (scores === undefined) throw new Error('no scores for the encode');
+  return scores;
+}
+
+/**
+ * Several encodes of the same frames (a search's trials) scored against `reference` in one ffmpeg run: the
+ * reference is decoded once and split, so n trials cost one run's start and one reference decode, not n.
+ * Scores in the order of `encodes`, each as scoreEncoded's.
+ */
+export async function scoreEncodes(
+  encodes: readonly { path: string; format: string }[],
+  reference: Footage,
+  size: { width: number; height: number; frames: number; samples: number },
+  run: MediaRun,
+): Promise<{ db: number; ssimulacra2: number }[]> {
+  const n = encodes.length;
   const pick = sampleIndices(size.frames, size.samples)
-    .map((n) => `eq(n\\,${n})`)
+    .map((i) => `eq(n\\,${i})`)
     .join('+');
+  const refs = Array.from({ length: n }, (_, i) => `[s${i}]`).join('');
   // Time stamps become frame indices on both sides (frame n at n ms), so `ssim` pairs frame n with frame
   // n. Milliseconds keep the run's output time (which the duration limit checks) under the real one for
   // any rate up to 1000 frames a second.
+  // Both sides are pinned to the encodes' 4:2:0 before they are split: left free, ffmpeg may pick RGB for a
+  // split feeding the samples' conversion and convert back for `ssim` (it did with an input `-t` and
+  // several encodes), which scored a round trip of the reference instead of the reference.
   const graph = [
-    `[0:V:0]${INDEX_TIMES},split[oa][ob]`,
-    footageGraph(reference, 1, 'ref'),
-    `[ref]${INDEX_TIMES},split[sa][sb]`,
-    '[oa][sa]ssim=stats_file=score.ssim:shortest=1[scored]',
-    `[ob]select='${pick}',format=rgb24[op]`,
-    `[sb]select='${pick}',format=rgb24[sp]`,
+    footageGraph(reference, n, 'ref'),
+    `[ref]${INDEX_TIMES},${PLANAR},split=${n + 1}${refs}[sp]`,
+    `[sp]select='${pick}',format=rgb24[rp]`,
+    ...encodes.flatMap((_, i) => [
+      `[${i}:V:0]${INDEX_TIMES},${PLANAR},split[o${i}][q${i}]`,
+      `[o${i}][s${i}]ssim=stats_file=score-${i}.ssim:shortest=1,nullsink`,
+      `[q${i}]select='${pick}',format=rgb24[op${i}]`,
+    ]),
   ].join(';');
   const raw = (label: string, file: string) => [
-    '-map',
-    label,
-    '-fps_mode',
-    'passthrough',
-    '-f',
-    'rawvideo',
-    file,
+    ...['-map', label, '-fps_mode', 'passthrough', '-f', 'rawvideo', file],
   ];
   await runFfmpeg(
     [
-      ...safeInputArgs(encoded.format, encoded.path, run.bounds),
+      ...encodes.flatMap((e) => safeInputArgs(e.format, e.path, run.bounds)),
       ...footageInputs(reference, run.bounds),
       '-filter_complex',
       graph,
-      ...['-map', '[scored]', '-fps_mode', 'passthrough', '-f', 'null', '-'],
-      ...raw('[op]', 'score-encoded.rgb'),
-      ...raw('[sp]', 'score-reference.rgb'),
+      ...raw('[rp]', 'score-reference.rgb'),
+      ...encodes.flatMap((_, i) => raw(`[op${i}]`, `score-encoded-${i}.rgb`)),
     ],
     run,
     {
       encoder: {
-        memory: withInputs(SCORE_MEMORY, 1 + reference.windows.length),
+        memory: withInputs(SCORE_MEMORY, n + reference.windows.length),
         pixels: size.width * size.height,
       },
     },
   );
-  let sum = 0;
-  let frames = 0;
-  for (const match of (await readFile(join(run.workDir, 'score.ssim'), 'utf8')).matchAll(/All:([\d.]+)/g)) {
-    sum += Number(match[1]);
-    frames++;
+  const scores: { db: number; ssimulacra2: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    let frames = 0;
+    const stats = await readFile(join(run.workDir, `score-${i}.ssim`), 'utf8');
+    for (const match of stats.matchAll(/All:([\d.]+)/g)) {
+      sum += Number(match[1]);
+      frames++;
+    }
+    // ffmpeg exits 0 on an empty cut (a seek past the last frame, timestamps it cannot follow).
+    if (frames === 0)
+      throw new UnprocessableInputError('The video has no frames to encode in the requested part.');
+    const ssimulacra2 = await sampledScore(size, `score-encoded-${i}.rgb`, run);
+    scores.push({ db: ssimDb(sum / frames), ssimulacra2 });
   }
-  // ffmpeg exits 0 on an empty cut (a seek past the last frame, timestamps it cannot follow).
-  if (frames === 0)
-    throw new UnprocessableInputError('The video has no frames to encode in the requested part.');
-  return { db: ssimDb(sum / frames), ssimulacra2: await sampledScore(size, run) };
+  return scores;
 }
 
 export function ssimDb(ssim: number): number {
   return ssim >= 1 ? 100 : -10 * Math.log10(1 - ssim);
 }
 
-async function sampledScore(size: { width: number; height: number }, run: MediaRun): Promise<number> {
-  const out = new Uint8Array(await readFile(join(run.workDir, 'score-encoded.rgb')));
+async function sampledScore(
+  size: { width: number; height: number },
+  encoded: string,
+  run: MediaRun,
+): Promise<number> {
+  const out = new Uint8Array(await readFile(join(run.workDir, encoded)));
   const ref = new Uint8Array(await readFile(join(run.workDir, 'score-reference.rgb')));
   const frameBytes = size.width * size.height * 3;
   const count = Math.min(out.length, ref.length) / frameBytes;

@@ -1,20 +1,21 @@
 /**
  * Picks the quantiser (CRF) per video on a proxy: a few short segments, sampled evenly across the part
- * being encoded, are cut once to a lossless reference (FFV1, after the same filters as the final encode,
- * then scaled down to at most PROXY_PIXELS), encoded at trial CRFs and scored against it with ffmpeg's
- * `ssim` filter (every frame) and the project's SSIMULACRA 2 (each segment's middle frame). The answer is
- * the largest CRF (smallest file) whose scores both meet the level's targets, lowered by the measured
- * offset between a proxy's scores and the full frame's (PROXY_OFFSET). The final encode is the only
- * full-size encode; output-check.ts scores it against the source and the processor encodes again, lower,
- * when it misses. The budget counts trials, never seconds, so the same request on the same input gives the
- * same bytes whatever the load.
+ * being encoded, are decoded once, filtered as the final encode is and scaled down to at most PROXY_PIXELS;
+ * that one ffmpeg run writes the lossless reference (FFV1) and a fixed grid of trial encodes, and one more
+ * run scores every trial against the reference with ffmpeg's `ssim` filter (every frame) and the project's
+ * SSIMULACRA 2 (each segment's middle frame). Two runs instead of two per trial: each run's start and each
+ * decode of the source cost as much as a trial on the proxy. The answer is the largest CRF (smallest file)
+ * whose scores, read between the trials, both meet the level's targets, moved by the measured offset between
+ * a proxy's scores and the full frame's (PROXY_OFFSET). encode-to-level.ts checks it at full size and
+ * lowers it when it misses. The grid is fixed (work, never seconds), so the same request on the same input
+ * gives the same bytes whatever the load.
  */
 import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { safeInputArgs } from '../ffmpeg/demuxers.ts';
 import { ENCODER_THREADS, runFfmpeg } from '../ffmpeg/run-ffmpeg.ts';
-import { FFV1_MEMORY } from '../ffmpeg/tool-memory.ts';
+import { type EncoderMemory, FFV1_MEMORY } from '../ffmpeg/tool-memory.ts';
 import { CODEC_SETTINGS } from './encoders.ts';
-import { type Footage, footageGraph, footageInputs, scoreEncoded, withInputs } from './footage.ts';
+import { type Footage, footageGraph, footageInputs, scoreEncodes, withInputs } from './footage.ts';
 import type { VideoCodec } from './params.ts';
 
 /** Mean SSIM (all planes) each lossy level must reach, in dB (-10·log10(1 − SSIM)). */
@@ -23,10 +24,13 @@ export const SSIM_TARGET_DB = { medium: 20, high: 17.5, ultra: 15 } as const;
 export const SSIMULACRA2_TARGET = { medium: 80, high: 72, ultra: 60 } as const;
 export type LossyLevel = keyof typeof SSIM_TARGET_DB;
 
-/** Trials per video: each is one encode and one score per segment, on the proxy. */
-export const MAX_TRIALS = 4;
+/**
+ * The search's grid: trials per video, all encoded from one decode of the segments and scored in one run,
+ * the codec's `gridStep` CRF apart (the answer is read between them).
+ */
+export const GRID_POINTS = 5;
 const SEGMENT_SECONDS = 1;
-const SEGMENTS = 3;
+export const SEGMENTS = 3;
 /**
  * Largest proxy frame: a 1080p picture is searched at 480×270 (a sixteenth of its pixels), 720p at
  * 426×240. A trial there costs a tenth or less of a full-size one.
@@ -113,25 +117,54 @@ export function segmentFootage(input: SearchInput): Footage {
   };
 }
 
+/**
+ * The CRFs a search tries for a level: GRID_POINTS of them, the codec's `gridStep` apart, from one step
+ * below the codec's start for the level (x264 on the benchmark's six clips landed between 2 CRF below and 7
+ * above it at `high`), within the codec's range.
+ */
+export function searchGrid(codec: VideoCodec, level: LossyLevel): number[] {
+  const settings = CODEC_SETTINGS[codec];
+  const [lowest, highest] = settings.range;
+  const step = settings.gridStep;
+  const first = Math.max(lowest, Math.min(highest - (GRID_POINTS - 1) * step, settings.start[level] - step));
+  return Array.from({ length: GRID_POINTS }, (_, i) => first + i * step);
+}
+
 export async function searchCrf(input: SearchInput, run: MediaRun): Promise<SearchResult> {
   const settings = CODEC_SETTINGS[input.codec];
   const proxy = proxyFrame(input.width, input.height);
   const scale = proxy.factor === 1 ? '' : `,scale=${proxy.width}:${proxy.height}:flags=bicubic`;
   const segments = segmentFootage(input);
-  // The segments, filtered and scaled, cut once into one lossless reference (FFV1): each trial encodes it.
+  const grid = searchGrid(input.codec, input.level);
+  const proxyPixels = proxy.width * proxy.height;
+  const trialFile = (crf: number) => `trial-${crf}.mkv`;
+  const encodeArgs = (label: string, crf: number) => [
+    ...['-map', label, ...settings.args(crf), '-an', '-sn', '-dn', '-f', 'matroska', trialFile(crf)],
+  ];
+  // One run decodes the segments once, filters and scales them, and writes both the lossless reference
+  // (FFV1, first: the run's frame count is its) and the first trials: every trial's frames are the same
+  // frames, and a run's start and the source's decode are paid once instead of once per trial.
+  const perRun = settings.trialsPerRun;
+  const first = grid.slice(0, perRun);
+  const labels = first.map((_, i) => `[t${i}]`).join('');
   const cut = await runFfmpeg(
     [
       ...footageInputs(segments, run.bounds),
       '-filter_complex',
-      footageGraph({ ...segments, filters: segments.filters + scale }, 0, 'proxy'),
+      `${footageGraph({ ...segments, filters: segments.filters + scale }, 0, 'scaled')};` +
+        `[scaled]split=${first.length + 1}[proxy]${labels}`,
       ...['-map', '[proxy]', '-c:v', 'ffv1', '-threads', String(ENCODER_THREADS)],
       ...['-an', '-sn', '-dn', '-f', 'matroska', 'proxy.mkv'],
+      ...first.flatMap((crf, i) => encodeArgs(`[t${i}]`, crf)),
     ],
     run,
-    // The scaler's input is full size.
+    // The scaler's input is full size; the encoders' frames are the proxy's.
     {
       encoder: {
-        memory: withInputs(FFV1_MEMORY, segments.windows.length),
+        memory: withInputs(
+          trialsMemory(FFV1_MEMORY, settings.memory, first.length, proxyPixels, input.width * input.height),
+          segments.windows.length,
+        ),
         pixels: input.width * input.height,
       },
     },
@@ -145,47 +178,91 @@ export async function searchCrf(input: SearchInput, run: MediaRun): Promise<Sear
     windows: [{ at: 0, length: undefined }],
     filters: 'null',
   };
+  // Codecs whose encoders take too much memory to run many at once encode the rest from the reference.
+  for (let at = perRun; at < grid.length; at += perRun) {
+    const chunk = grid.slice(at, at + perRun);
+    const split = chunk.map((_, i) => `[t${i}]`).join('');
+    await runFfmpeg(
+      [
+        ...safeInputArgs('mkv', 'proxy.mkv', run.bounds),
+        ...['-filter_complex', `[0:V:0]split=${chunk.length}${split}`],
+        ...chunk.flatMap((crf, i) => encodeArgs(`[t${i}]`, crf)),
+      ],
+      run,
+      {
+        encoder: {
+          memory: {
+            baseBytes: settings.memory.baseBytes * chunk.length,
+            bytesPerPixel: settings.memory.bytesPerPixel * chunk.length,
+          },
+          pixels: proxyPixels,
+        },
+      },
+    );
+  }
   const sampled = {
     width: proxy.width,
     height: proxy.height,
     frames: cut.frames,
     samples: segments.windows.length,
   };
-  const targets = proxyTargets(input.level, proxy.factor);
-  const [lowest, highest] = settings.range;
-  const trials: Trial[] = [];
-  // Bracket [good, bad]: `good` meets the target, `bad` does not; narrow it by interpolation in dB.
-  let good: number | undefined;
-  let bad: number | undefined;
-  let crf = settings.start[input.level];
-  for (let i = 0; i < MAX_TRIALS; i++) {
-    const encoded = `trial-${i}.mkv`;
-    await runFfmpeg(
-      [
-        ...safeInputArgs('mkv', 'proxy.mkv', run.bounds),
-        ...settings.args(crf),
-        '-an',
-        '-f',
-        'matroska',
-        encoded,
-      ],
-      run,
-      { encoder: { memory: settings.memory, pixels: proxy.width * proxy.height } },
-    );
-    const trial = { crf, ...(await scoreEncoded({ path: encoded, format: 'mkv' }, reference, sampled, run)) };
-    trials.push(trial);
-    // Both metrics must meet the level; the step is sized by the larger miss, in CRF steps.
-    const miss = missSteps(trial, targets);
-    const meets = miss <= 0;
-    if (meets) good = Math.max(good ?? crf, crf);
-    else bad = Math.min(bad ?? crf, crf);
-    const next = nextCrf(good, bad, crf, meets, miss, lowest, highest);
-    if (next === undefined || trials.some((t) => t.crf === next)) break;
-    crf = next;
+  const scores = await scoreEncodes(
+    grid.map((crf) => ({ path: trialFile(crf), format: 'mkv' })),
+    reference,
+    sampled,
+    run,
+  );
+  const trials = grid.map((crf, i) => ({ crf, ...(scores[i] ?? { db: 0, ssimulacra2: 0 }) }));
+  return { crf: pickCrf(trials, proxyTargets(input.level, proxy.factor), settings.range), trials };
+}
+
+/**
+ * The memory of a run that decodes full-size frames, scales them and writes the FFV1 reference and `trials`
+ * encodes of the proxy: each encoder its own base and frames.
+ */
+function trialsMemory(
+  reference: EncoderMemory,
+  encoder: EncoderMemory,
+  trials: number,
+  proxyPixels: number,
+  fullPixels: number,
+): EncoderMemory {
+  // Expressed per full-size pixel, the unit the run's limit is computed in.
+  const perFull = (reference.bytesPerPixel + trials * encoder.bytesPerPixel) * (proxyPixels / fullPixels);
+  return { baseBytes: reference.baseBytes + trials * encoder.baseBytes, bytesPerPixel: Math.ceil(perFull) };
+}
+
+/**
+ * The largest CRF whose scores, read between the grid's trials (linearly: both measures fall about evenly
+ * with the CRF over a few steps), meet both targets, climbing from the lowest trial and stopping at the
+ * first CRF that misses. When even the lowest trial misses, the answer is below it by the miss (missSteps),
+ * within the codec's range; above the highest trial nothing is guessed.
+ */
+export function pickCrf(
+  trials: readonly Trial[],
+  targets: { db: number; ssimulacra2: number },
+  range: readonly [number, number],
+): number {
+  const sorted = [...trials].sort((a, b) => a.crf - b.crf);
+  const lowest = sorted[0];
+  if (lowest === undefined) throw new Error('no trials');
+  const miss = missSteps(lowest, targets);
+  if (miss > 0) return Math.max(range[0], lowest.crf - Math.max(1, Math.ceil(miss)));
+  let chosen = lowest.crf;
+  for (let i = 0; i + 1 < sorted.length; i++) {
+    const a = sorted[i] as Trial;
+    const b = sorted[i + 1] as Trial;
+    for (let crf = a.crf + 1; crf <= b.crf; crf++) {
+      const t = (crf - a.crf) / (b.crf - a.crf);
+      const at = {
+        db: a.db + t * (b.db - a.db),
+        ssimulacra2: a.ssimulacra2 + t * (b.ssimulacra2 - a.ssimulacra2),
+      };
+      if (missSteps(at, targets) > 0) return chosen;
+      chosen = crf;
+    }
   }
-  // Nothing met the target: the best quality tried (the lowest CRF).
-  const chosen = good ?? Math.min(...trials.map((t) => t.crf));
-  return { crf: chosen, trials };
+  return chosen;
 }
 
 /**
@@ -197,24 +274,4 @@ export function missSteps(
   targets: { db: number; ssimulacra2: number },
 ): number {
   return 2 * Math.max(targets.db - scores.db, (targets.ssimulacra2 - scores.ssimulacra2) / 4);
-}
-
-/** A first step sized by the miss, then bisection of the bracket. */
-function nextCrf(
-  good: number | undefined,
-  bad: number | undefined,
-  crf: number,
-  meets: boolean,
-  miss: number,
-  lowest: number,
-  highest: number,
-): number | undefined {
-  if (good !== undefined && bad !== undefined) {
-    if (bad - good <= 1) return undefined;
-    return Math.floor((good + bad) / 2);
-  }
-  const step = Math.max(1, Math.min(6, Math.round(Math.abs(miss))));
-  const next = meets ? crf + step : crf - step;
-  const clamped = Math.min(highest, Math.max(lowest, next));
-  return clamped === crf ? undefined : clamped;
 }
