@@ -82,10 +82,12 @@ it('decodes a frame of exactly the frame limit, whatever its width, and refuses 
 it('refuses, naming the memory limit, a run that needs more than its limit', {
   skip: !limitsEnforced,
 }, async () => {
-  // A frame limit of 64×48 and no encoder share: far less than x264 needs for 720p.
+  // A frame limit of 64×48 and no encoder share (about 128 MB): far less than x264 needs for 1080p (215 MB
+  // resident measured; 720p, at 124 MB without the threaded lookahead, is too close to the limit to prove it).
   const run = await runIn(64 * 48);
+  const large = ['-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=10:duration=1'];
   await assert.rejects(
-    runFfmpeg([...source, ...CODEC_SETTINGS.h264.args(30), '-f', 'null', '-'], run),
+    runFfmpeg([...large, ...CODEC_SETTINGS.h264.args(30), '-f', 'null', '-'], run),
     (error: unknown) =>
       error instanceof PressoError &&
       error.statusCode === 422 &&
