@@ -73,6 +73,14 @@ export const HEAVY: readonly string[] = [
   'test/processors/archive/archive.test.ts',
   'test/security/archive-links.test.ts',
   'test/stores/stores.test.ts',
+  // CPU: real encodes of every format, archives at every level, three store emulators (4.1-5.9 CPU-s each
+  // measured on a quiet machine; the fast tier's sum must stay under a minute on two cores)
+  'test/http/archive-upload.test.ts',
+  'test/http/bundle-upload.test.ts',
+  'test/http/connectors.test.ts',
+  'test/processors/image/contract.test.ts',
+  'test/processors/image/png-colour.test.ts',
+  'test/security/connector-endpoints-restart.test.ts',
 ];
 
 /**
