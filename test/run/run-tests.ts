@@ -4,10 +4,9 @@
  * Paths and globs given replace the default set (every test/**\/*.test.ts); `--tier=fast` keeps the fast
  * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
  * (default: twice the cores: most of them wait on sockets, databases and timers more than they compute); then
- * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: one more than the cores: LibreOffice, ffmpeg,
- * Chromium and the quality searches each keep a core busy, but many of these files also wait on servers,
- * restarts and Retry-After, and with only as many as the cores a quiet 2-core run used 68 % of its CPU).
- * At the end: the slowest and the busiest files, the
+ * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: the cores, as LibreOffice, ffmpeg, Chromium and
+ * the quality searches each keep a core busy; one more than the cores was measured on a quiet 2-core machine
+ * from a fresh clone: 793.8 s wall and 1,109 CPU-s against 780.8 s and 1,056 CPU-s, so no gain). At the end: the slowest and the busiest files, the
  * run's wall and CPU time (every file's also in node_modules/.cache/presso-test-run.json), and a failure for every file outside the heavy list that started a heavy tool
  * (test/run/probe.ts measures it).
  */
@@ -183,7 +182,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     if (heavy.length > 0) {
       console.log(`== heavy tier: ${heavy.length} files`);
-      const heavyJobs = jobs('PRESSO_TEST_HEAVY_JOBS', cores + 1);
+      const heavyJobs = jobs('PRESSO_TEST_HEAVY_JOBS', cores);
       failed = (await runNodeTest(heavy, heavyJobs, env)) !== 0 || failed;
     }
     const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
