@@ -8,23 +8,18 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Deadline } from '../../src/processors/shared/deadline.ts';
 import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../src/processors/video/config.ts';
 import { encodeToLevel } from '../../src/processors/video/encode-to-level.ts';
 import { CODEC_SETTINGS } from '../../src/processors/video/encoders.ts';
 import { searchCrf } from '../../src/processors/video/quality-search.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
+import { CORPUS, VIDEOS } from './clips.ts';
 import { durationOf, ff, frameSize } from './peer.ts';
 
-const corpus = resolve(process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench', 'usr/share');
-const CLIPS = [
-  'forensics-samples/original-files/movie1/VID_20191220_170832.mp4',
-  'forensics-samples/original-files/movie2/movie-hello.mp4',
-  'help/C/gnome-help/figures/display-dual-monitors.webm',
-  'doc/opencv-doc/examples/data/Megamind.avi',
-  'doc/opencv-doc/examples/data/vtest.avi',
-];
+/** The clips that play as they are (the `.gz` one needs unpacking first). */
+const CLIPS = VIDEOS.filter((v) => !v.file.endsWith('.gz')).map((v) => v.file);
 const FORMATS: Record<string, string> = { mp4: 'mp4', webm: 'webm', avi: 'avi', mkv: 'mkv' };
 const meter = CpuMeter.open('media-phases');
 /** `--webm`: AV1 in WebM (the WebM default) instead of H.264 in MP4. */
@@ -100,7 +95,7 @@ try {
   const clips = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
   console.log(`load average ${load}`);
-  for (const clip of clips.length > 0 ? clips : CLIPS.map((c) => join(corpus, c))) {
+  for (const clip of clips.length > 0 ? clips : CLIPS.map((c) => join(CORPUS, c))) {
     console.log(JSON.stringify(await phases(clip)));
   }
 } finally {

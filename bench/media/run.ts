@@ -24,18 +24,9 @@ import { integratedLoudness } from '../../test/support/media.ts';
 import { CpuMeter } from '../shared/cpu-meter.ts';
 import { writeReadmeSection } from '../shared/readme-section.ts';
 import { type ApiRun, type MediaService, startMediaService } from './api-service.ts';
+import { CORPUS, VIDEOS } from './clips.ts';
 import { durationOf, ff, frameSize, Peer, sampledSsimulacra2, ssimDb } from './peer.ts';
 
-const corpus = resolve(process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench', 'usr/share');
-/** The clips (under the corpus's usr/share) and what each is; `.gz` ones are unpacked first. */
-const VIDEOS: { file: string; kind: string }[] = [
-  { file: 'forensics-samples/original-files/movie1/VID_20191220_170832.mp4', kind: 'phone camera, VFR' },
-  { file: 'forensics-samples/original-files/movie2/movie-hello.mp4', kind: 'camera' },
-  { file: 'help/C/gnome-help/figures/display-dual-monitors.webm', kind: 'screen recording' },
-  { file: 'doc/opencv-doc/examples/data/Megamind.avi', kind: 'animation' },
-  { file: 'doc/opencv-doc/examples/data/vtest.avi', kind: 'surveillance camera' },
-  { file: 'doc/opencv-doc/opencv4/html/box.mp4.gz', kind: 'hand-held camera' },
-];
 /** The 720p clip played this many times over (`-stream_loop`, no re-encode): about a minute of footage. */
 const LONG_LOOPS = 7;
 /** Clips this long or longer are held to the long-clip CPU target. */
@@ -164,7 +155,7 @@ async function webmColumns(service: MediaService, source: string, peer: Peer, se
 
 /** The clip as a file ffmpeg reads: `.gz` ones unpacked into the work directory. */
 function unpacked(file: string, work: string): string {
-  const path = join(corpus, file);
+  const path = join(CORPUS, file);
   if (!file.endsWith('.gz')) return path;
   const out = join(work, file.split('/').pop()?.replace(/\.gz$/, '') ?? 'clip');
   execFileSync('sh', ['-c', 'gzip -dc "$1" > "$2"', 'gunzip', path, out]);
@@ -184,7 +175,7 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(rows.at(-1)));
     }
     const long = join(work, 'long.mp4');
-    ff(['-stream_loop', String(LONG_LOOPS - 1), '-i', join(corpus, VIDEOS[1]!.file), '-c', 'copy', long]);
+    ff(['-stream_loop', String(LONG_LOOPS - 1), '-i', join(CORPUS, VIDEOS[1]!.file), '-c', 'copy', long]);
     const loop = (await speedRow(service, long, `movie-hello.mp4 looped ${LONG_LOOPS}× (camera)`, work)).row;
     console.log(JSON.stringify(loop));
     const audioRows = await audioTable(service, work);
@@ -210,7 +201,7 @@ async function main(): Promise<void> {
 }
 
 async function audioTable(service: MediaService, work: string): Promise<Record<string, unknown>[]> {
-  const wav = join(corpus, AUDIO);
+  const wav = join(CORPUS, AUDIO);
   const rows: Record<string, unknown>[] = [];
   const defaults: Record<string, string[]> = {
     mp3: ['-c:a', 'libmp3lame'],

@@ -9,17 +9,13 @@
 import { statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CpuMeter } from '../shared/cpu-meter.ts';
+import { CORPUS, VIDEOS } from './clips.ts';
 import { ff, sampledSsimulacra2, ssimDb } from './peer.ts';
 
-const corpus = resolve(process.env.PRESSO_BENCH_CORPUS ?? '.corpus/bench', 'usr/share');
-const CLIPS = [
-  'forensics-samples/original-files/movie1/VID_20191220_170832.mp4',
-  'forensics-samples/original-files/movie2/movie-hello.mp4',
-  'help/C/gnome-help/figures/display-dual-monitors.webm',
-  'doc/opencv-doc/examples/data/Megamind.avi',
-];
+/** Camera, phone, screen and animation: the kinds whose bytes the x264 settings were judged on. */
+const CLIPS = VIDEOS.slice(0, 4).map((v) => v.file);
 const CRFS = [22, 26, 30];
 const SETTINGS: Record<string, string[]> = {
   medium: ['-preset', 'medium'],
@@ -71,7 +67,7 @@ try {
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
   console.log(`load average ${load}`);
   const args = process.argv.slice(2);
-  for (const clip of args.length > 0 ? args : CLIPS.map((c) => join(corpus, c))) {
+  for (const clip of args.length > 0 ? args : CLIPS.map((c) => join(CORPUS, c))) {
     const work = await mkdtemp(join(tmpdir(), 'presso-x264-'));
     const curves: Record<string, Point[]> = {};
     for (const [name, settings] of Object.entries(SETTINGS)) {
