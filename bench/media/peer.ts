@@ -108,6 +108,8 @@ function framesAt(path: string, indices: number[], size: Size, out: string) {
   }));
 }
 
+const sourceSamples = new Map<string, ReturnType<typeof framesAt>>();
+
 /**
  * Mean SSIMULACRA 2 of frames sampled evenly over the clip (each the middle frame of its quarter), paired
  * by index (or by time from the first frame, see `pairing`).
@@ -124,7 +126,10 @@ export async function sampledSsimulacra2(encoded: string, source: string, work: 
     byIndex
       ? framesAt(path, indices, size, join(work, name))
       : indices.map((_, i) => frameAt(path, (seconds * (i + 0.5)) / SAMPLED_FRAMES, size, join(work, name)));
-  const references = sampled(source, 'sample-ref.rgb');
+  // The source's samples are the same for every encode measured against it (a peer search measures ~8).
+  const key = `${byIndex ? 'index' : 'time'}|${source}`;
+  const references = sourceSamples.get(key) ?? sampled(source, 'sample-ref.rgb');
+  sourceSamples.set(key, references);
   const distorted = sampled(encoded, 'sample-enc.rgb');
   let sum = 0;
   let count = 0;
