@@ -39,6 +39,9 @@ export interface Row {
     cpuMs: number;
     /** The floor: one encode of the output's format and one whole-output score (search-floor.ts). */
     floorCpuMs?: number;
+    /** Its parts: the encode (PNG: palette + oxipng) and the score (decoding both sides + SSIMULACRA 2). */
+    floorEncodeCpuMs?: number;
+    floorScoreCpuMs?: number;
     wallMs: number;
     outputFormat: string;
   };
@@ -83,6 +86,8 @@ const pressoFields = (run: PressoRun, score: number, audit: number) => ({
   auditScore: audit,
   cpuMs: run.cpuMs,
   floorCpuMs: run.floorCpuMs,
+  floorEncodeCpuMs: run.floorEncodeCpuMs,
+  floorScoreCpuMs: run.floorScoreCpuMs,
   wallMs: run.wallMs,
   outputFormat: run.format,
 });

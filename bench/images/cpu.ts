@@ -73,6 +73,9 @@ export interface PressoRun {
   wallMs: number;
   /** One encode of the output's format plus one whole-output score (search-floor.ts); lossy formats only. */
   floorCpuMs?: number;
+  /** The floor's parts: the encode, and decoding both sides plus the whole-output score. */
+  floorEncodeCpuMs?: number;
+  floorScoreCpuMs?: number;
 }
 
 interface Pending {

@@ -37,14 +37,18 @@ process.on('message', async (m: { input: string; params: Record<string, unknown>
     });
     const bytes = (await stat(result.path)).size;
     const cpuMs = seconds * 1000;
-    // The floor of a verified output, measured after the request in the same cgroup: one encode of the
-    // output's format and one whole-output score (search-floor.ts).
+    // The floor of a verified output, measured after the request in cgroups of the same meter, in two
+    // parts: one encode of the output's format and one whole-output score (search-floor.ts).
     const level = m.params.compression as string | undefined;
-    const floor = await meter.measure(() => searchFloor(m.input, result.format, level ?? 'high'));
-    const floorCpuMs = floor.value ? floor.seconds * 1000 : undefined;
+    const floor = await searchFloor(m.input, result.format, level ?? 'high', (work) => meter.measure(work));
+    const floorParts = floor && {
+      floorCpuMs: floor.encodeMs + floor.scoreMs,
+      floorEncodeCpuMs: floor.encodeMs,
+      floorScoreCpuMs: floor.scoreMs,
+    };
     process.send?.({
       ok: true,
-      run: { path: result.path, format: result.format, bytes, cpuMs, wallMs, floorCpuMs },
+      run: { path: result.path, format: result.format, bytes, cpuMs, wallMs, ...floorParts },
     });
   } catch (error) {
     process.send?.({ ok: false, error: String(error) });

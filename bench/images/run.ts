@@ -16,6 +16,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { QUALITY_TARGETS } from '../../src/processors/image/quality/targets.ts';
 import { type BenchContext, jpegCases, type Level, lossyCases, pngCases, type Row } from './cases.ts';
 import { closeImagesMeter, imagesMeter, PressoWorkers, pool, runChecked } from './cpu.ts';
+import { issue25Rows, renderIssue25 } from './issue25.ts';
 import { AVIF_PEER_SPEED } from './peers.ts';
 import { renderReport, summarise, writeReadmeReport } from './report.ts';
 import { benchSample } from './sample.ts';
@@ -137,6 +138,7 @@ const { idleRssMb, peakRssMb, statuses } = await measurePeakRss(photos[0]!, work
 
 // ---- report --------------------------------------------------------------------------------------------------
 const { targets, notes } = checkTargets({ rows, summary, levels, inProcess, viaApi, peakRssMb });
+const issue25 = issue25Rows(summary);
 const images = new Set(rows.map((r) => r.file)).size;
 const minutes = (performance.now() - started) / 60_000;
 const report = renderReport({
@@ -153,6 +155,7 @@ const report = renderReport({
   statuses,
   targets,
   notes,
+  issue25: renderIssue25(issue25),
 });
 console.log(`\n${report}`);
 // Only a full run speaks for the README: a quick one would replace the whole corpus's table by a sample's.
@@ -175,8 +178,12 @@ const json = {
       'cgroup v2 usage of a worker process running only that request (all threads) and of every tool it ran in the sandbox',
     peerCpu: 'cgroup v2 usage of the peer command and its children, one encode at the matched setting',
     avifPeerSpeed: AVIF_PEER_SPEED,
+    floorCpu:
+      'one encode of the output at the level’s start quality (PNG: one palette PNG + oxipng) and one ' +
+      'whole-output SSIMULACRA 2 with both decodes, each part from a cgroup of the worker after the request',
   },
   summary,
+  issue25,
   targets,
   notes,
   inProcess,

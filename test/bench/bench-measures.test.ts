@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Row } from '../../bench/images/cases.ts';
 import { closeImagesMeter, runMeasured } from '../../bench/images/cpu.ts';
+import { issue25Rows, renderIssue25 } from '../../bench/images/issue25.ts';
 import { median, p95, summarise } from '../../bench/images/report.ts';
 import { checkTargets } from '../../bench/images/targets.ts';
 
@@ -48,6 +49,49 @@ describe('the checks', () => {
     const [s] = summarise([row({ format: 'png', level: 'high', file: 'a.png' })]);
     assert.equal(s?.cpuRatio, 5);
     assert.equal(s?.ratio, 0.5);
+  });
+
+  it('states the floor against the peer, in its parts, and a target below its floor', () => {
+    const floored = (file: string, encode: number, score: number) =>
+      row({
+        format: 'jpeg',
+        level: 'high',
+        file,
+        presso: {
+          bytes: 1000,
+          score: 90,
+          cpuMs: 4000,
+          floorCpuMs: encode + score,
+          floorEncodeCpuMs: encode,
+          floorScoreCpuMs: score,
+          wallMs: 1,
+          outputFormat: 'jpeg',
+        },
+      });
+    // Peer: 100 ms per image. Floors 12×, 15× and 30× the peer; the request 40×.
+    const summary = summarise([
+      floored('a.jpg', 200, 1000),
+      floored('b.jpg', 300, 1200),
+      floored('c.jpg', 1000, 2000),
+    ]);
+    const [s] = summary;
+    assert.equal(s?.floorRatio, 15);
+    assert.equal(s?.floorRatioP95, 30);
+    assert.equal(s?.floorEncodeRatio, 3);
+    assert.equal(s?.floorScoreRatio, 12);
+    assert.ok(Math.abs((s?.overhead ?? 0) - 4000 / 1500) < 1e-9);
+    const rows = issue25Rows(summary);
+    const cpu = rows.find((r) => r.target.startsWith('jpeg CPU') && !r.target.includes('p95'));
+    assert.equal(cpu?.floor, 15);
+    assert.equal(cpu?.belowFloor, true, 'a 10× target under a 15× floor is out of reach');
+    assert.equal(cpu?.met, false);
+    const p95Row = rows.find((r) => r.target.includes('p95'));
+    assert.equal(p95Row?.limit, 20);
+    assert.equal(p95Row?.belowFloor, true);
+    const overhead = rows.find((r) => r.target.startsWith('jpeg search overhead'));
+    assert.equal(overhead?.belowFloor, false);
+    assert.equal(overhead?.met, false);
+    assert.ok(renderIssue25(rows).some((l) => l.includes('below its floor')));
   });
 
   it('names a level larger than the one above it, an unshrunk palette PNG and an output below target', () => {
