@@ -25,6 +25,7 @@ export const HEAVY: readonly string[] = [
   'test/security/office-link-content.test.ts',
   'test/security/office-links.test.ts',
   // ffmpeg (canary: LibreOffice too)
+  'test/bench/media-pairing.test.ts',
   'test/processors/audio/',
   'test/processors/ffmpeg/',
   'test/processors/video/',
