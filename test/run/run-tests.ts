@@ -2,15 +2,15 @@
  * The test runner behind `npm test` and `npm run test:fast`:
  *   node test/run/run-tests.ts [--tier=all|fast] [file|folder|glob ...]
  * Paths and globs given replace the default set (every test/**\/*.test.ts); `--tier=fast` keeps the fast
- * tier's files of them (test/run/tiers.ts). The fast and server files run first, PRESSO_TEST_JOBS at once
- * (default: twice the cores: most of them wait on sockets, databases and timers more than they compute); then
- * the heavy files, PRESSO_TEST_HEAVY_JOBS at once (default: the cores, as LibreOffice, ffmpeg, Chromium and
- * the quality searches each keep a core busy; one more than the cores was measured on a quiet 2-core machine
- * from a fresh clone: 793.8 s wall and 1,109 CPU-s against 780.8 s and 1,056 CPU-s, so no gain). At the end: the slowest and the busiest files, the
- * run's wall and CPU time (every file's also in node_modules/.cache/presso-test-run.json), and a failure for every file outside the heavy list that started a heavy tool
- * (test/run/probe.ts measures it).
+ * tier's files of them (test/run/tiers.ts). Every file runs in one pool (test/run/pool.ts), longest first:
+ * PRESSO_TEST_JOBS at once (default twice the cores: most files wait on sockets, databases, servers and
+ * timers more than they compute), of which at most PRESSO_TEST_HEAVY_JOBS heavy ones (default the cores, as
+ * LibreOffice, ffmpeg, Chromium and the quality searches each keep a core busy; one more than the cores was
+ * measured on a quiet 2-core machine from a fresh clone: 793.8 s wall and 1,109 CPU-s against 780.8 s and
+ * 1,056 CPU-s, so no gain). At the end: the slowest and the busiest files, the run's wall and CPU time
+ * (every file's also in node_modules/.cache/presso-test-run.json), and a failure for every file outside the
+ * heavy list that started a heavy tool (test/run/probe.ts measures it).
  */
-import { spawn } from 'node:child_process';
 import {
   existsSync,
   globSync,
@@ -24,6 +24,7 @@ import {
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { printSummary, runPool } from './pool.ts';
 import { FAST_CPU_MS, isHeavy, tierOf } from './tiers.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -61,12 +62,24 @@ function testFiles(patterns: readonly string[]): string[] {
   return [...found].sort();
 }
 
-function pastWallMs(): Record<string, number> {
+/**
+ * The wall times a fresh clone starts from (checked in; CI runs from a fresh clone, where the machine's own
+ * timings do not exist yet): only their order matters. Refresh with
+ * `cp node_modules/.cache/presso-test-timings.json test/run/timings.json` after a quiet whole run.
+ */
+const SEED_TIMINGS = join(import.meta.dirname, 'timings.json');
+
+function readTimings(path: string): Record<string, number> {
   try {
-    return JSON.parse(readFileSync(PAST_TIMINGS, 'utf8')) as Record<string, number>;
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, number>;
   } catch {
     return {};
   }
+}
+
+/** This machine's last timings, over the checked-in ones. */
+function pastWallMs(): Record<string, number> {
+  return { ...readTimings(SEED_TIMINGS), ...readTimings(PAST_TIMINGS) };
 }
 
 /**
@@ -105,12 +118,6 @@ function jobs(variable: string, fallback: number): number {
   const value = Number(process.env[variable] ?? fallback);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${variable} must be a whole number >= 1`);
   return value;
-}
-
-function runNodeTest(files: readonly string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<number> {
-  const args = ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
-  return new Promise((ok) => child.once('exit', (code, signal) => ok(code ?? (signal ? 1 : 0))));
 }
 
 function readLines<T>(path: string): T[] {
@@ -154,11 +161,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const files = testFiles(argv.filter((a) => !a.startsWith('--tier=')));
   const tiers = new Map(files.map((f) => [f, tierOf(f)]));
   const past = pastWallMs();
-  const light = longestFirst(
-    files.filter((f) => (tier === 'fast' ? tiers.get(f) === 'fast' : tiers.get(f) !== 'heavy')),
+  const queue = longestFirst(
+    files.filter((f) => tier !== 'fast' || tiers.get(f) === 'fast'),
     past,
-  );
-  const heavy = longestFirst(tier === 'fast' ? [] : files.filter((f) => tiers.get(f) === 'heavy'), past);
+  ).map((file) => ({ file, heavy: tiers.get(file) === 'heavy' }));
   const cores = availableParallelism();
   const logDir = mkdtempSync(join(tmpdir(), 'presso-test-run-'));
   const probe = pathToFileURL(join(import.meta.dirname, 'probe.ts')).href;
@@ -173,18 +179,18 @@ async function main(argv: readonly string[]): Promise<number> {
   const started = performance.now();
   let failed = false;
   try {
-    if (light.length > 0) {
-      const servers = light.filter((f) => tiers.get(f) === 'server').length;
-      console.log(
-        `== fast tier: ${light.length - servers} files${servers > 0 ? `, server tier: ${servers}` : ''}`,
-      );
-      failed = (await runNodeTest(light, jobs('PRESSO_TEST_JOBS', 2 * cores), env)) !== 0;
-    }
-    if (heavy.length > 0) {
-      console.log(`== heavy tier: ${heavy.length} files`);
-      const heavyJobs = jobs('PRESSO_TEST_HEAVY_JOBS', cores);
-      failed = (await runNodeTest(heavy, heavyJobs, env)) !== 0 || failed;
-    }
+    const limits = {
+      jobs: jobs('PRESSO_TEST_JOBS', 2 * cores),
+      heavyJobs: jobs('PRESSO_TEST_HEAVY_JOBS', cores),
+    };
+    const count = (t: string) => queue.filter((f) => tiers.get(f.file) === t).length;
+    console.log(
+      `== ${count('fast')} fast, ${count('server')} server and ${count('heavy')} heavy files: ` +
+        `${limits.jobs} at once, at most ${limits.heavyJobs} heavy`,
+    );
+    const result = await runPool(root, queue, limits, env);
+    printSummary(result);
+    failed = result.failed.length > 0;
     const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
     const wallMs = performance.now() - started;
     report(timings, wallMs);
