@@ -3,7 +3,7 @@
 #   npm test                      lint/format, typecheck and every test file (CI: .ci/run)
 #   npm test -- PATH|GLOB ...     only those test files (folders and globs too), no lint or typecheck
 #   npm run test:fast [PATH ...]  the fast tier only (test/run/tiers.ts), no lint or typecheck
-# The tests run through test/run/run-tests.ts: the fast tier, then the heavy tier with its own concurrency,
+# The tests run through test/run/run-tests.ts: one pool, longest first, with a bound of its own on heavy files,
 # then the slowest files and the run's wall and CPU time.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -2,7 +2,7 @@
  * The test tiers, in one place. Every test file is in one of three:
  * - heavy: it runs LibreOffice, ffmpeg/ffprobe or Chromium, starts a second Presso process (`presso serve`,
  *   the CLI), or needs more than FAST_CPU_MS of CPU (the quality searches). Listed below (HEAVY). They are slow
- *   and take the CPU from each other, so `npm test` runs them last, PRESSO_TEST_HEAVY_JOBS at once.
+ *   and take the CPU from each other, so `npm test` runs at most PRESSO_TEST_HEAVY_JOBS of them at once.
  * - server: it starts a real Presso over HTTPS in its own process (test/support/presso.ts: `startTestPresso`,
  *   `spawnPresso`, `createAccountCli`). Found by reading the file, so no list can drift.
  * - fast: the rest: unit, contract and `inject` tests (test/support/http-app.ts). `npm run test:fast`.
