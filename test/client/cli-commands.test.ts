@@ -15,6 +15,7 @@ import { corpus } from '../support/corpus.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { cliEvents, cliFiles, runCli } from '../support/presso-client-cli.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
+import { smallCorpus } from '../support/small-corpus.ts';
 import { type S3Server, startS3rver } from '../support/store-servers.ts';
 
 const sha1 = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest('hex');
@@ -59,10 +60,11 @@ describe('presso-client: --in-place, --store, connectors, fetch', () => {
   test('--in-place: each output replaces its input (a new format renames it); --resume then skips all', async () => {
     const folder = join(scratch, 'in-place');
     await mkdir(join(folder, 'nested'), { recursive: true });
-    await copyFile(corpus.canonPhoto, join(folder, 'photo.jpg'));
+    // The 640x480 crop of the camera photo: a real JPEG at a quarter of the search's cost.
+    await copyFile(smallCorpus.canonPhoto, join(folder, 'photo.jpg'));
     await copyFile(corpus.chelsea, join(folder, 'nested/chelsea.png'));
     const originals = {
-      'photo.jpg': await readFile(corpus.canonPhoto),
+      'photo.jpg': await readFile(smallCorpus.canonPhoto),
       'nested/chelsea.png': await readFile(corpus.chelsea),
     };
 
@@ -91,7 +93,7 @@ describe('presso-client: --in-place, --store, connectors, fetch', () => {
     // Same format in place: the file keeps its name and now holds the smaller output.
     const jpegFolder = join(scratch, 'in-place-jpeg');
     await mkdir(jpegFolder);
-    await copyFile(corpus.canonPhoto, join(jpegFolder, 'photo.jpg'));
+    await copyFile(smallCorpus.canonPhoto, join(jpegFolder, 'photo.jpg'));
     const jpeg = await runCli(['compress', jpegFolder, '--in-place', '--json'], env);
     assert.equal(jpeg.code, 0, jpeg.stderr);
     const replaced = await readFile(join(jpegFolder, 'photo.jpg'));
@@ -139,7 +141,7 @@ describe('presso-client: --in-place, --store, connectors, fetch', () => {
 
     const folder = join(scratch, 'to-store');
     await mkdir(join(folder, 'nested'), { recursive: true });
-    await copyFile(corpus.canonPhoto, join(folder, 'photo.jpg'));
+    await copyFile(smallCorpus.canonPhoto, join(folder, 'photo.jpg'));
     await copyFile(corpus.chelsea, join(folder, 'nested/chelsea.png'));
     const stored = await runCli(
       [

@@ -14,6 +14,7 @@ import { signWebhook } from '../../src/webhooks/signature.ts';
 import { corpus, corpusDir } from '../support/corpus.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { type CliRun, cliEvents, cliFiles, pressoClientBin, runCli } from '../support/presso-client-cli.ts';
+import { smallCorpus } from '../support/small-corpus.ts';
 
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 const cli = runCli;
@@ -45,9 +46,10 @@ describe('presso-client CLI', () => {
   test('a folder of several kinds: outputs, manifest, summary; a failure named and exit 1; globs', async () => {
     const input = join(scratch, 'mixed');
     await mkdir(join(input, 'nested'), { recursive: true });
+    // Real files of each kind, small ones: the CLI's batch is under test, not the processors' searches.
     const files: [string, string][] = [
-      [corpus.canonPhoto, 'photo.jpg'],
-      [corpus.chelsea, 'nested/chelsea.png'],
+      [smallCorpus.canonPhoto, 'photo.jpg'],
+      [corpus.palettePng, 'nested/palette.png'],
       [corpus.animatedGif, 'anim.gif'],
       [corpus.pdf, 'nested/text.pdf'],
       [corpus.mp3, 'sound.mp3'],
@@ -63,7 +65,7 @@ describe('presso-client CLI', () => {
     assert.equal(run.code, 1, run.stderr);
     assert.deepEqual(filesOf(run, 'done'), [
       'anim.gif',
-      'nested/chelsea.png',
+      'nested/palette.png',
       'nested/text.pdf',
       'photo.jpg',
       'sound.mp3',
@@ -174,7 +176,7 @@ describe('presso-client CLI', () => {
     assert.equal(noKey.code, 1);
     assert.match(noKey.stderr, /PRESSO_API_KEY/);
 
-    const upload = (await (await presso.upload(corpus.chelsea, { async: true })).json()) as { id: string };
+    const upload = (await (await presso.upload(corpus.palettePng, { async: true })).json()) as { id: string };
     const job = await cli(['job', upload.id, '--wait'], loginEnv);
     assert.equal(JSON.parse(job.stdout).status, 'completed');
     assert.equal(JSON.parse((await cli(['connectors', 'list'], loginEnv)).stdout).length, 0);
@@ -201,8 +203,8 @@ describe('presso-client CLI', () => {
   test('on a terminal: bars per file and overall (files, bytes, rate, ETA), then the summary table', async () => {
     const input = join(scratch, 'tty');
     await mkdir(input, { recursive: true });
-    await copyFile(corpus.chelsea, join(input, 'chelsea.png'));
-    await copyFile(corpus.astronaut, join(input, 'astronaut.png'));
+    await copyFile(corpus.palettePng, join(input, 'palette.png'));
+    await copyFile(smallCorpus.canonPhoto, join(input, 'photo.jpg'));
     const out = join(scratch, 'tty-out');
     // util-linux `script` gives the CLI a pseudo-terminal, as an interactive shell would.
     const command = [process.execPath, pressoClientBin, 'compress', input, '--out', out]
@@ -220,7 +222,7 @@ describe('presso-client CLI', () => {
     });
     assert.equal(run.code, 0, run.stdout);
     assert.match(run.stdout, /\[#*-*\] +\d\/2 files +[\d.]+ [KM]?B\/[\d.]+ [KM]?B +[\d.]+ [KM]?B\/s +ETA /);
-    assert.match(run.stdout, /ok astronaut\.png .* -> /);
+    assert.match(run.stdout, /ok photo\.jpg .* -> /);
     assert.ok(
       run.stdout.includes('\u001b[2A'),
       'bars are redrawn in place (cursor up over the last drawing)',

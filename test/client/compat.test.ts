@@ -18,6 +18,7 @@ import {
 import { corpus } from '../support/corpus.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { type Receiver, startReceiver } from '../support/receiver.ts';
+import { smallCorpus } from '../support/small-corpus.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -56,10 +57,12 @@ describe('interface and README examples: curl and the library', () => {
     scratch = await mkdtemp(join(tmpdir(), 'presso-compat-'));
     ca = join(scratch, 'cert.pem');
     await writeFile(ca, presso.presso.tls!.cert);
+    // Real files, small ones: the requests are under test, not the quality searches (a PNG's at `high` is
+    // ~1.2 CPU-s for chelsea.png, ~0.1 for the palette PNG; the 640x480 crop costs half the photo's).
     photo = join(scratch, 'photo.jpg');
-    await writeFile(photo, await readFile(corpus.canonPhoto));
+    await writeFile(photo, await readFile(smallCorpus.canonPhoto));
     client = new NodePressoClient({ baseUrl: presso.url, apiKey: presso.key, ca: presso.presso.tls!.cert });
-    const png = await readFile(corpus.chelsea);
+    const png = await readFile(corpus.palettePng);
     source = await startReceiver((req, res) => {
       // The user-info example: the service turns user:password@ into HTTP Basic on its download.
       if (req.url.startsWith('/private') && req.headers.authorization !== `Basic ${btoa('user:secret')}`)

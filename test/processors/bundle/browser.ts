@@ -7,7 +7,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { scaledMs } from '../../support/time-scale.ts';
 
 const TYPES: Record<string, string> = {
@@ -41,6 +41,23 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+let shared: Promise<Browser> | undefined;
+
+/**
+ * One Chromium for the test file (a launch costs about a CPU-second); `closeBrowser` ends it. Every page
+ * opens in a browser context of its own (`browser.newPage`), so no load sees another's cache or cookies.
+ */
+function browser(): Promise<Browser> {
+  shared ??= chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return shared;
+}
+
+export async function closeBrowser(): Promise<void> {
+  const launched = shared;
+  shared = undefined;
+  await (await launched)?.close();
+}
+
 export async function loadPages(root: string, pages: string[], globals: string[]): Promise<PageLoad[]> {
   const server = createServer((request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)).replace(
@@ -61,11 +78,11 @@ export async function loadPages(root: string, pages: string[], globals: string[]
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const instance = await browser();
   try {
     const loads: PageLoad[] = [];
     for (const page of pages) {
-      const tab = await browser.newPage();
+      const tab = await instance.newPage();
       tab.setDefaultTimeout(scaledMs(120_000)); // a hang guard (Playwright's default: 30 s), scaled
       const load: PageLoad = { failed: [], requested: [], brokenImages: [], globals: {} };
       tab.on('requestfailed', (request) =>
@@ -91,7 +108,6 @@ export async function loadPages(root: string, pages: string[], globals: string[]
     }
     return loads;
   } finally {
-    await browser.close();
     server.close();
   }
 }

@@ -8,17 +8,18 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { detectFile } from '../../../src/media/detect.ts';
 import { createBundleProcessor } from '../../../src/processors/bundle/bundle-processor.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
 import { runProcessor } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
-import { loadPages } from './browser.ts';
+import { closeBrowser, loadPages } from './browser.ts';
 import { writeSite } from './site.ts';
 
 const scratch = useScratch('presso-bundle-');
+after(closeBrowser);
 const bundles = createBundleProcessor(createImageProcessor(), {}, DEFAULT_SETTINGS);
 let site: { folder: string; zip: string } | undefined;
 const sample = async () => {

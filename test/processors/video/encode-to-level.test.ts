@@ -78,17 +78,22 @@ for (const [seconds, width, height] of [
         last.db >= SSIM_TARGET_DB.high && last.ssimulacra2 >= SSIMULACRA2_TARGET.high,
         JSON.stringify(result),
       );
-      // Scored here on its own: every frame of the output against the source.
-      assert.ok(ssimDb(output, clip) >= SSIM_TARGET_DB.high, String(ssimDb(output, clip)));
-      const video = videoStream(probe(output));
-      assert.equal(video?.width, width);
-      assert.equal(video?.height, height);
-      assert.ok(Math.abs(duration(output) - seconds) < 0.1, String(duration(output)));
       hashes.push(
         createHash('sha256')
           .update(await readFile(output))
           .digest('hex'),
       );
+      // The output is judged once: the second attempt's must be the same bytes (below), so its SSIM,
+      // frame size and length are the first one's (each was an ffmpeg decode of the whole clip).
+      if (attempt === 1) continue;
+      // Scored here on its own: every frame of the output against the source.
+      const db = ssimDb(output, clip);
+      assert.ok(db >= SSIM_TARGET_DB.high, String(db));
+      const video = videoStream(probe(output));
+      assert.equal(video?.width, width);
+      assert.equal(video?.height, height);
+      const length = duration(output);
+      assert.ok(Math.abs(length - seconds) < 0.1, String(length));
     }
     assert.equal(hashes[0], hashes[1], 'the same request gives the same bytes');
   });
