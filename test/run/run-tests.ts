@@ -100,7 +100,12 @@ function longestFirst(files: readonly string[], past: Record<string, number>): s
 /** The last run's every file, busiest first, for a look at where the CPU went (LAST_RUN). */
 const LAST_RUN = join(root, 'node_modules', '.cache', 'presso-test-run.json');
 
-function rememberTimings(past: Record<string, number>, timings: readonly Timing[], wallMs: number): void {
+function rememberTimings(
+  past: Record<string, number>,
+  timings: readonly Timing[],
+  wallMs: number,
+  machineMs: number,
+): void {
   for (const { file, wallMs } of timings) past[file] = wallMs;
   mkdirSync(dirname(PAST_TIMINGS), { recursive: true });
   writeFileSync(PAST_TIMINGS, `${JSON.stringify(past, null, 1)}\n`);
@@ -108,6 +113,7 @@ function rememberTimings(past: Record<string, number>, timings: readonly Timing[
   const run = {
     wallMs: Math.round(wallMs),
     cpuMs: treeCpuMs(),
+    machineCpuMs: machineMs,
     load: readFileSync('/proc/loadavg', 'utf8'),
     files,
   };
@@ -135,9 +141,26 @@ function treeCpuMs(): number {
   return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
 }
 
+/**
+ * The machine's busy CPU time so far, in ms (/proc/stat: every state but idle and iowait). The tree's own
+ * count misses what runs in the tool sandbox: bubblewrap's PID namespace reaps the tools, so their CPU never
+ * reaches the test file's waited-for children. On a quiet machine the difference over a run is the run's
+ * whole CPU, the sandboxed ffmpeg, LibreOffice and Ghostscript included.
+ */
+function machineBusyMs(): number {
+  const [cpu] = readFileSync('/proc/stat', 'utf8').split('\n');
+  const ticks = (cpu ?? '')
+    .split(' ')
+    .filter((w) => w !== '')
+    .slice(1)
+    .map(Number);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return (ticks.slice(0, 8).reduce((sum, t) => sum + t, 0) - idle) * 10; // USER_HZ is 100 on Linux
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function report(timings: readonly Timing[], wallMs: number): void {
+function report(timings: readonly Timing[], wallMs: number, machineMs: number): void {
   const slowest = [...timings].sort((a, b) => b.wallMs - a.wallMs).slice(0, SLOWEST_SHOWN);
   console.log(`\n== slowest test files (wall, CPU incl. tools), of ${timings.length}`);
   for (const t of slowest)
@@ -149,7 +172,8 @@ function report(timings: readonly Timing[], wallMs: number): void {
     console.log(`${seconds(t.cpuMs).padStart(9)} ${seconds(t.wallMs).padStart(9)}  ${t.file}`);
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(
-    `== test run: ${seconds(wallMs)} wall, ${seconds(treeCpuMs())} CPU, on ${availableParallelism()} cores ` +
+    `== test run: ${seconds(wallMs)} wall, ${seconds(treeCpuMs())} CPU (${seconds(machineMs)} of the ` +
+      `machine's, sandboxed tools and other work included), on ${availableParallelism()} cores ` +
       `(load average at the end: ${load})`,
   );
 }
@@ -177,6 +201,7 @@ async function main(argv: readonly string[]): Promise<number> {
     NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE,
   };
   const started = performance.now();
+  const machineAtStart = machineBusyMs();
   let failed = false;
   try {
     const limits = {
@@ -193,8 +218,9 @@ async function main(argv: readonly string[]): Promise<number> {
     failed = result.failed.length > 0;
     const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
     const wallMs = performance.now() - started;
-    report(timings, wallMs);
-    rememberTimings(past, timings, wallMs);
+    const machineMs = machineBusyMs() - machineAtStart;
+    report(timings, wallMs, machineMs);
+    rememberTimings(past, timings, wallMs, machineMs);
     for (const { file, cpuMs } of timings) {
       if (tiers.get(file) === 'fast' && cpuMs > FAST_CPU_MS) {
         console.log(`⚠ ${file} is in the fast tier but used ${seconds(cpuMs)} of CPU: see test/run/tiers.ts`);
