@@ -13,6 +13,8 @@ import {
   avifenc,
   cjpeg,
   cwebp,
+  FIXED_PEERS,
+  fixedPeerRun,
   jpegoptim,
   matchPeer,
   optipngOnly,
@@ -48,6 +50,11 @@ export interface Row {
   peers: Record<string, PeerResult | undefined>;
   /** The peer whose one encode at the matched setting is this row's CPU reference. */
   cpuPeer?: string;
+  /**
+   * Issue 25's own reference encode, at the fixed setting its targets name (`cjpeg -quality 85`, `cwebp -q
+   * 80`): one run's CPU, on the same input as the matched peer. JPEG and WebP rows only.
+   */
+  fixedPeer?: { name: string; cpuMs: number };
   /** PNG rows: Presso's output is not smaller than the input, so the service returns the input. */
   returnsInput?: boolean;
   /** PNG rows where Presso returns the input: pngquant + optipng's smallest output meeting the level's target. */
@@ -111,6 +118,7 @@ export async function jpegCases(ctx: BenchContext, file: string, levels: readonl
   );
   const facts = await inputFacts(file);
   const peers = [cjpeg(ppm), jpegoptim(file)];
+  const fixedPeer = await fixedPeerRun(FIXED_PEERS.jpeg, ppm, ctx.tmp('jpg'));
   const memos = peers.map(() => new Map<number, Trial>());
   const rows: Row[] = [];
   for (const level of levels) {
@@ -129,6 +137,7 @@ export async function jpegCases(ctx: BenchContext, file: string, levels: readonl
       presso: pressoFields(run, score, audit.score),
       peers: matched,
       cpuPeer: peers[0]!.name,
+      fixedPeer,
     };
     log(row);
     rows.push(row);
@@ -207,6 +216,9 @@ export async function lossyCases(
       presso: pressoFields(run, score, audit.score),
       peers: { [peer.name]: await matchPeer(ref, score, peer, ctx.tmp, format) },
       cpuPeer: peer.name,
+      ...(format === 'webp'
+        ? { fixedPeer: await fixedPeerRun(FIXED_PEERS.webp, peerInput, ctx.tmp('webp')) }
+        : {}),
     };
     log(row);
     rows.push(row);

@@ -71,6 +71,34 @@ export async function matchPeer(
   return best && { ...best, trials };
 }
 
+/**
+ * Issue 25's reference encodes: the fixed settings its CPU targets are stated against (one `cjpeg -quality
+ * 85` of libjpeg-turbo, baseline Huffman; one `cwebp -q 80`), each given its input and output path.
+ */
+export const FIXED_PEERS = {
+  jpeg: {
+    name: 'cjpeg -quality 85',
+    cmd: 'cjpeg',
+    args: (input: string, out: string) => ['-quality', '85', '-outfile', out, input],
+  },
+  webp: {
+    name: 'cwebp -q 80',
+    cmd: 'cwebp',
+    args: (input: string, out: string) => ['-quiet', '-q', '80', input, '-o', out],
+  },
+} as const;
+
+/** One run of a fixed reference encode: its name and CPU (user+sys ms). */
+export async function fixedPeerRun(
+  peer: (typeof FIXED_PEERS)[keyof typeof FIXED_PEERS],
+  input: string,
+  out: string,
+): Promise<{ name: string; cpuMs: number }> {
+  const cpuMs = await runChecked(peer.cmd, peer.args(input, out));
+  await rm(out, { force: true });
+  return { name: peer.name, cpuMs };
+}
+
 /** cjpeg of libjpeg-turbo (Presso's JPEG is sharp's mozjpeg), optimised Huffman, progressive. */
 export const cjpeg = (ppm: string): Peer => ({
   name: 'cjpeg -optimize -progressive',

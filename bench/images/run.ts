@@ -138,7 +138,7 @@ const { idleRssMb, peakRssMb, statuses } = await measurePeakRss(photos[0]!, work
 
 // ---- report --------------------------------------------------------------------------------------------------
 const { targets, notes } = checkTargets({ rows, summary, levels, inProcess, viaApi, peakRssMb });
-const issue25 = issue25Rows(summary);
+const issue25 = issue25Rows(summary, rows);
 const images = new Set(rows.map((r) => r.file)).size;
 const minutes = (performance.now() - started) / 60_000;
 const report = renderReport({

@@ -67,25 +67,28 @@ describe('the checks', () => {
           wallMs: 1,
           outputFormat: 'jpeg',
         },
+        fixedPeer: { name: 'cjpeg -quality 85', cpuMs: 50 },
       });
-    // Peer: 100 ms per image. Floors 12×, 15× and 30× the peer; the request 40×.
-    const summary = summarise([
-      floored('a.jpg', 200, 1000),
-      floored('b.jpg', 300, 1200),
-      floored('c.jpg', 1000, 2000),
-    ]);
+    // Matched peer: 100 ms per image, fixed one: 50. Floors 12×, 15× and 30× the matched peer; request 40×.
+    const all = [floored('a.jpg', 200, 1000), floored('b.jpg', 300, 1200), floored('c.jpg', 1000, 2000)];
+    const summary = summarise(all);
     const [s] = summary;
     assert.equal(s?.floorRatio, 15);
     assert.equal(s?.floorRatioP95, 30);
     assert.equal(s?.floorEncodeRatio, 3);
     assert.equal(s?.floorScoreRatio, 12);
     assert.ok(Math.abs((s?.overhead ?? 0) - 4000 / 1500) < 1e-9);
-    const rows = issue25Rows(summary);
-    const cpu = rows.find((r) => r.target.startsWith('jpeg CPU') && !r.target.includes('p95'));
+    const rows = issue25Rows(summary, all);
+    const fixed = rows.find((r) => r.target.startsWith('jpeg CPU ÷ cjpeg -quality 85 ≤'));
+    assert.equal(fixed?.floor, 30, 'the floor over the fixed setting, twice as cheap as the matched one');
+    assert.equal(fixed?.reached, 80);
+    assert.equal(fixed?.floorEncode, 6);
+    assert.equal(fixed?.belowFloor, true);
+    const cpu = rows.find((r) => r.target.startsWith('jpeg CPU ÷ peer ≤'));
     assert.equal(cpu?.floor, 15);
     assert.equal(cpu?.belowFloor, true, 'a 10× target under a 15× floor is out of reach');
     assert.equal(cpu?.met, false);
-    const p95Row = rows.find((r) => r.target.includes('p95'));
+    const p95Row = rows.find((r) => r.target.startsWith('jpeg CPU ÷ peer, p95'));
     assert.equal(p95Row?.limit, 20);
     assert.equal(p95Row?.belowFloor, true);
     const overhead = rows.find((r) => r.target.startsWith('jpeg search overhead'));
