@@ -16,7 +16,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
 import type { ProcessRequest } from '../../../src/processors/processor.ts';
 import { corpus } from '../../support/corpus.ts';
 import { scaledMs } from '../../support/time-scale.ts';
@@ -52,19 +52,42 @@ function libreOfficeBuild(): string {
 
 /** One LibreOffice conversion in its own profile (or its copy from an earlier one); returns the output path. */
 export function soffice(input: string, filter: string, outDir: string): string {
+  return sofficeAll([input], filter, outDir)[0]!;
+}
+
+/**
+ * Each input converted with one filter, those not made before in a single LibreOffice start (a start costs
+ * about a second of CPU, each further document of a call a fraction of that); returns the outputs' paths,
+ * in the inputs' order. Inputs may share a name: each is converted under its position's name.
+ */
+export function sofficeAll(inputs: readonly string[], filter: string, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
   const extension = filter.split(':')[0]!;
-  const output = join(outDir, `${basename(input).replace(/\.[^.]+$/, '')}.${extension}`);
-  const key = createHash('sha256')
-    .update(libreOfficeBuild())
-    .update(`\0${filter}\0`)
-    .update(readFileSync(input))
-    .digest('hex');
-  const made = join(CONVERSIONS, `${key}.${extension}`);
-  if (existsSync(made)) {
-    copyFileSync(made, output);
-    return output;
+  const stem = (input: string) => basename(input).replace(/\.[^.]+$/, '');
+  const names = inputs.map((input, i) => (inputs.length === 1 ? stem(input) : `${i + 1}-${stem(input)}`));
+  const outputs = names.map((name) => join(outDir, `${name}.${extension}`));
+  const made = inputs.map((input) => {
+    const key = createHash('sha256')
+      .update(libreOfficeBuild())
+      .update(`\0${filter}\0`)
+      .update(readFileSync(input))
+      .digest('hex');
+    return join(CONVERSIONS, `${key}.${extension}`);
+  });
+  const missing: number[] = [];
+  for (const [i, copy] of made.entries()) {
+    if (existsSync(copy)) copyFileSync(copy, outputs[i]!);
+    else missing.push(i);
   }
+  if (missing.length === 0) return outputs;
+  // Under the names the outputs take: LibreOffice names each output after its input.
+  const named = join(outDir, 'inputs');
+  mkdirSync(named, { recursive: true });
+  const sources = missing.map((i) => {
+    const source = join(named, `${names[i]}${extname(inputs[i]!)}`);
+    copyFileSync(inputs[i]!, source);
+    return source;
+  });
   execFileSync(
     'soffice',
     [
@@ -74,16 +97,18 @@ export function soffice(input: string, filter: string, outDir: string): string {
       filter,
       '--outdir',
       outDir,
-      input,
+      ...sources,
     ],
-    { stdio: 'ignore', timeout: scaledMs(120_000) },
+    { stdio: 'ignore', timeout: scaledMs(120_000 * missing.length) },
   );
   // Written aside and renamed: test files running at once may make the same conversion.
   mkdirSync(CONVERSIONS, { recursive: true });
-  const partial = `${made}.${process.pid}.partial`;
-  copyFileSync(output, partial);
-  renameSync(partial, made);
-  return output;
+  for (const i of missing) {
+    const partial = `${made[i]}.${process.pid}.partial`;
+    copyFileSync(outputs[i]!, partial);
+    renameSync(partial, made[i]!);
+  }
+  return outputs;
 }
 
 export interface OfficeSamples {
@@ -162,10 +187,16 @@ export function documentJob(
 
 /** LibreOffice lays the document out to PDF; the page count of that PDF and its text. */
 export function layout(path: string, dir: string): { pages: number; text: string } {
-  const pdf = soffice(path, 'pdf', dir);
-  const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
-  return {
-    pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
-    text: execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }),
-  };
+  return layouts([path], dir)[0]!;
+}
+
+/** layout of each document, laid out to PDF by one LibreOffice start. */
+export function layouts(paths: readonly string[], dir: string): { pages: number; text: string }[] {
+  return sofficeAll(paths, 'pdf', dir).map((pdf) => {
+    const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
+    return {
+      pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]),
+      text: execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }),
+    };
+  });
 }

@@ -13,7 +13,7 @@ import { readZip, type ZipEntry } from '../../../src/processors/document/zip.ts'
 import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
 import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { corpus } from '../../support/corpus.ts';
-import { photoPage, soffice } from './fixtures.ts';
+import { photoPage, sofficeAll } from './fixtures.ts';
 
 export const PHOTO_FORMATS = ['docx', 'odt', 'xlsx', 'ods', 'pptx', 'odp'] as const;
 export type PhotoFormat = (typeof PHOTO_FORMATS)[number];
@@ -70,13 +70,19 @@ export function makePhotoDocuments(
   formats: readonly PhotoFormat[],
   picture: Buffer = readFileSync(corpus.canonPhoto),
 ): Record<PhotoFormat, string> {
-  const mime = picture.subarray(0, 4).toString('hex') === '89504e47' ? 'image/png' : 'image/jpeg';
-  const sources = {
-    text: () => photoPage(dir, picture, mime),
-    sheet: () => flatSheet(dir, picture),
-    slides: () => flatSlides(dir, picture),
-  };
-  const filters: Record<PhotoFormat, [keyof typeof sources, string]> = {
+  return makePhotoDocumentSets(dir, formats, [picture])[0]!;
+}
+
+/**
+ * The documents of makePhotoDocuments for each of `pictures`, made with one LibreOffice start per format
+ * (sofficeAll) instead of one per document.
+ */
+export function makePhotoDocumentSets(
+  dir: string,
+  formats: readonly PhotoFormat[],
+  pictures: readonly Buffer[],
+): Record<PhotoFormat, string>[] {
+  const filters: Record<PhotoFormat, [family: 'text' | 'sheet' | 'slides', filter: string]> = {
     docx: ['text', 'docx:MS Word 2007 XML'],
     odt: ['text', 'odt'],
     xlsx: ['sheet', 'xlsx'],
@@ -84,24 +90,60 @@ export function makePhotoDocuments(
     pptx: ['slides', 'pptx'],
     odp: ['slides', 'odp'],
   };
-  const made: Partial<Record<PhotoFormat, string>> = {};
+  const sets = pictures.map((picture, i) => {
+    const mime = picture.subarray(0, 4).toString('hex') === '89504e47' ? 'image/png' : 'image/jpeg';
+    const sourceDir = join(dir, `pictures-${i + 1}`);
+    mkdirSync(sourceDir, { recursive: true });
+    const sources = new Map<string, string>();
+    const source = (family: 'text' | 'sheet' | 'slides') => {
+      if (!sources.has(family)) {
+        const make = {
+          text: () => photoPage(sourceDir, picture, mime),
+          sheet: () => flatSheet(sourceDir, picture),
+          slides: () => flatSlides(sourceDir, picture),
+        }[family];
+        sources.set(family, make());
+      }
+      return sources.get(family)!;
+    };
+    return { suffix: `${mime.split('/')[1]}${pictures.length > 1 ? `-${i + 1}` : ''}`, source };
+  });
+  const made = sets.map(() => ({}) as Record<PhotoFormat, string>);
   for (const format of formats) {
     const [family, filter] = filters[format];
-    made[format] = soffice(sources[family](), filter, join(dir, `${format}-${mime.split('/')[1]}`));
+    const suffix = sets.length > 1 ? 'all' : sets[0]!.suffix;
+    const outputs = sofficeAll(
+      sets.map((set) => set.source(family)),
+      filter,
+      join(dir, `${format}-${suffix}`),
+    );
+    for (const [i, output] of outputs.entries()) made[i]![format] = output;
   }
-  return made as Record<PhotoFormat, string>;
+  return made;
 }
 
 let renders = 0;
 
 /** The first page as a reader sees it: LibreOffice lays it out to PDF, Poppler draws it at 72 dpi. */
 export async function firstPage(path: string, dir: string): Promise<{ pages: number; pixels: RgbImage }> {
+  return (await firstPages([path], dir))[0]!;
+}
+
+/** firstPage of each document, laid out to PDF by one LibreOffice start. */
+export async function firstPages(
+  paths: readonly string[],
+  dir: string,
+): Promise<{ pages: number; pixels: RgbImage }[]> {
   const out = join(dir, `render-${++renders}`);
-  const pdf = soffice(path, 'pdf', out);
-  const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
-  const png = join(out, 'page');
-  execFileSync('pdftoppm', ['-r', '72', '-png', '-f', '1', '-l', '1', '-singlefile', pdf, png]);
-  return { pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]), pixels: await decodeRgb(`${png}.png`) };
+  const pdfs = sofficeAll(paths, 'pdf', out);
+  return Promise.all(
+    pdfs.map(async (pdf, i) => {
+      const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
+      const png = join(out, `page-${i + 1}`);
+      execFileSync('pdftoppm', ['-r', '72', '-png', '-f', '1', '-l', '1', '-singlefile', pdf, png]);
+      return { pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]), pixels: await decodeRgb(`${png}.png`) };
+    }),
+  );
 }
 
 /** The part names of a package, and one part's text. */
