@@ -58,13 +58,15 @@ export function soffice(input: string, filter: string, outDir: string): string {
 /**
  * Each input converted with one filter, those not made before in a single LibreOffice start (a start costs
  * about a second of CPU, each further document of a call a fraction of that); returns the outputs' paths,
- * in the inputs' order. Inputs may share a name: each is converted under its position's name.
+ * in the inputs' order. Inputs may share a name: then each is converted under its position's name.
  */
 export function sofficeAll(inputs: readonly string[], filter: string, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
   const extension = filter.split(':')[0]!;
   const stem = (input: string) => basename(input).replace(/\.[^.]+$/, '');
-  const names = inputs.map((input, i) => (inputs.length === 1 ? stem(input) : `${i + 1}-${stem(input)}`));
+  // Converted where they are (a relative link resolves as before) unless two share a name.
+  const renamed = new Set(inputs.map(stem)).size < inputs.length;
+  const names = inputs.map((input, i) => (renamed ? `${i + 1}-${stem(input)}` : stem(input)));
   const outputs = names.map((name) => join(outDir, `${name}.${extension}`));
   const made = inputs.map((input) => {
     const key = createHash('sha256')
@@ -80,11 +82,12 @@ export function sofficeAll(inputs: readonly string[], filter: string, outDir: st
     else missing.push(i);
   }
   if (missing.length === 0) return outputs;
-  // Under the names the outputs take: LibreOffice names each output after its input.
+  // LibreOffice names each output after its input: inputs that share a name are copied under their own.
   const named = join(outDir, 'inputs');
-  mkdirSync(named, { recursive: true });
   const sources = missing.map((i) => {
+    if (!renamed) return inputs[i]!;
     const source = join(named, `${names[i]}${extname(inputs[i]!)}`);
+    mkdirSync(named, { recursive: true });
     copyFileSync(inputs[i]!, source);
     return source;
   });
