@@ -20,6 +20,7 @@ import { basename, extname, join, resolve } from 'node:path';
 import type { ProcessRequest } from '../../../src/processors/processor.ts';
 import { corpus } from '../../support/corpus.ts';
 import { scaledMs } from '../../support/time-scale.ts';
+import { convertInOneStart } from './soffice-batch.ts';
 
 export const TEMPLATE = '/usr/lib/libreoffice/share/template/common/presnt/Progress.otp';
 export const PHOTO_WORDS = ['Presso', 'quick', 'brown'];
@@ -146,20 +147,68 @@ export function makeOfficeSamples(dir: string, formats: (keyof OfficeSamples)[])
     csv,
     `Item,Count\n${Array.from({ length: 40 }, (_, i) => `Presso row ${i},${i * 7}`).join('\n')}\n`,
   );
-  const make: Record<keyof OfficeSamples, () => string> = {
+  // From HTML, `--convert-to` (Writer/Web's own export path); the rest in one LibreOffice start.
+  const fromHtml: Partial<Record<keyof OfficeSamples, () => string>> = {
     docx: () => soffice(html, 'docx:MS Word 2007 XML', join(dir, 'docx')),
     odt: () => soffice(html, 'odt', join(dir, 'odt')),
-    // Writer/Web (the HTML import) has no RTF export: the RTF comes from the forensics ODT.
-    rtf: () => soffice(corpus.odt, 'rtf', join(dir, 'rtf')),
-    xlsx: () => soffice(csv, 'xlsx', join(dir, 'xlsx')),
-    ods: () => soffice(csv, 'ods', join(dir, 'ods')),
-    pptx: () => soffice(TEMPLATE, 'pptx', join(dir, 'pptx')),
-    odp: () => soffice(TEMPLATE, 'odp', join(dir, 'odp')),
-    doc: () => soffice(corpus.odt, 'doc:MS Word 97', join(dir, 'doc')),
-    xls: () => soffice(csv, 'xls:MS Excel 97', join(dir, 'xls')),
-    ppt: () => soffice(TEMPLATE, 'ppt:MS PowerPoint 97', join(dir, 'ppt')),
   };
-  return Object.fromEntries(formats.map((format) => [format, make[format]()]));
+  // Writer/Web (the HTML import) has no RTF export: the RTF comes from the forensics ODT.
+  const others: Record<string, [input: string, exportFilter: string]> = {
+    rtf: [corpus.odt, 'Rich Text Format'],
+    xlsx: [csv, 'Calc MS Excel 2007 XML'],
+    ods: [csv, 'calc8'],
+    pptx: [TEMPLATE, 'Impress MS PowerPoint 2007 XML'],
+    odp: [TEMPLATE, 'impress8'],
+    doc: [corpus.odt, 'MS Word 97'],
+    xls: [csv, 'MS Excel 97'],
+    ppt: [TEMPLATE, 'MS PowerPoint 97'],
+  };
+  const batched = formats.filter((format) => fromHtml[format] === undefined);
+  const made = sofficeEach(
+    batched.map((format) => {
+      const [input, exportFilter] = others[format]!;
+      return { input, exportFilter, extension: format, outDir: join(dir, format) };
+    }),
+    dir,
+  );
+  return Object.fromEntries(
+    formats.map((format) => [format, fromHtml[format]?.() ?? made[batched.indexOf(format)]!]),
+  );
+}
+
+/**
+ * Conversions each with its own export filter, those not made before in one LibreOffice start
+ * (soffice-batch.ts); returns the outputs' paths, `<input name>.<extension>` in each `outDir`.
+ */
+export function sofficeEach(
+  conversions: readonly { input: string; exportFilter: string; extension: string; outDir: string }[],
+  dir: string,
+): string[] {
+  const outputs = conversions.map(({ input, extension, outDir }) => {
+    mkdirSync(outDir, { recursive: true });
+    return join(outDir, `${basename(input).replace(/\.[^.]+$/, '')}.${extension}`);
+  });
+  const made = conversions.map(({ input, exportFilter, extension }) => {
+    const key = createHash('sha256')
+      .update(libreOfficeBuild())
+      .update(`\0macro:${exportFilter}\0`)
+      .update(readFileSync(input))
+      .digest('hex');
+    return join(CONVERSIONS, `${key}.${extension}`);
+  });
+  const missing = conversions.flatMap((conversion, i) => {
+    if (!existsSync(made[i]!)) return [{ ...conversion, output: outputs[i]!, i }];
+    copyFileSync(made[i]!, outputs[i]!);
+    return [];
+  });
+  convertInOneStart(missing, dir);
+  mkdirSync(CONVERSIONS, { recursive: true });
+  for (const { output, i } of missing) {
+    const partial = `${made[i]}.${process.pid}.partial`;
+    copyFileSync(output, partial);
+    renameSync(partial, made[i]!);
+  }
+  return outputs;
 }
 
 let jobs = 0;
