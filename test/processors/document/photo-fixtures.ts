@@ -13,10 +13,18 @@ import { readZip, type ZipEntry } from '../../../src/processors/document/zip.ts'
 import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
 import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { corpus } from '../../support/corpus.ts';
-import { photoPage, sofficeAll } from './fixtures.ts';
+import { photoPage, sofficeAll, sofficeEach } from './fixtures.ts';
 
 export const PHOTO_FORMATS = ['docx', 'odt', 'xlsx', 'ods', 'pptx', 'odp'] as const;
 export type PhotoFormat = (typeof PHOTO_FORMATS)[number];
+
+/** storeToURL's export filter of each format made from a flat spreadsheet or presentation. */
+const EXPORT_FILTERS: Partial<Record<PhotoFormat, string>> = {
+  xlsx: 'Calc MS Excel 2007 XML',
+  ods: 'calc8',
+  pptx: 'Impress MS PowerPoint 2007 XML',
+  odp: 'impress8',
+};
 
 export const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 
@@ -74,8 +82,9 @@ export function makePhotoDocuments(
 }
 
 /**
- * The documents of makePhotoDocuments for each of `pictures`, made with one LibreOffice start per format
- * (sofficeAll) instead of one per document.
+ * The documents of makePhotoDocuments for each of `pictures`: DOCX and ODT with one LibreOffice start per
+ * format (sofficeAll), the spreadsheets and presentations all with one (sofficeEach), instead of one start
+ * per document.
  */
 export function makePhotoDocumentSets(
   dir: string,
@@ -109,16 +118,29 @@ export function makePhotoDocumentSets(
     return { suffix: `${mime.split('/')[1]}${pictures.length > 1 ? `-${i + 1}` : ''}`, source };
   });
   const made = sets.map(() => ({}) as Record<PhotoFormat, string>);
-  for (const format of formats) {
-    const [family, filter] = filters[format];
+  // Text from HTML through `--convert-to`, one start per format; spreadsheets and slides all in one start.
+  for (const format of formats.filter((f) => filters[f][0] === 'text')) {
     const suffix = sets.length > 1 ? 'all' : sets[0]!.suffix;
     const outputs = sofficeAll(
-      sets.map((set) => set.source(family)),
-      filter,
+      sets.map((set) => set.source('text')),
+      filters[format][1],
       join(dir, `${format}-${suffix}`),
     );
     for (const [i, output] of outputs.entries()) made[i]![format] = output;
   }
+  const others = formats
+    .filter((f) => filters[f][0] !== 'text')
+    .flatMap((format) => sets.map((set, i) => ({ format, set, i })));
+  const outputs = sofficeEach(
+    others.map(({ format, set }) => ({
+      input: set.source(filters[format][0]),
+      exportFilter: EXPORT_FILTERS[format]!,
+      extension: format,
+      outDir: join(dir, `${format}-${set.suffix}`),
+    })),
+    dir,
+  );
+  for (const [n, { format, i }] of others.entries()) made[i]![format] = outputs[n]!;
   return made;
 }
 
