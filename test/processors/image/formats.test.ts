@@ -3,6 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
+import { scoreOutput } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode, psnr, ssim } from '../../support/images.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -24,6 +26,9 @@ describe('image processor: format conversion', () => {
       const sharpName = format === 'avif' ? 'heif' : format;
       assert.deepEqual([out.format, out.width, out.height], [sharpName, 640, 480]);
       assert.ok((await ssim(result.path, smallCorpus.canonPhoto)) > 0.95);
+      // At the default level, high, every output meets the level's perceptual target.
+      const score = await scoreOutput(sharp(smallCorpus.canonPhoto).autoOrient(), result.path);
+      assert.ok(score >= QUALITY_TARGETS.high, `${format}: SSIMULACRA 2 ${score.toFixed(1)}`);
     });
   }
 

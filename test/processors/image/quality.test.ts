@@ -40,10 +40,13 @@ function runOnce(path: string, params: Record<string, unknown>): ReturnType<type
   return runs.get(key)!;
 }
 
-/** A 512×512 reference PNG of a real photo (the Canon JPEG, downscaled) and distortions of it. */
+/**
+ * A 256×256 reference PNG of a real photo (the Canon JPEG, downscaled) and distortions of it: the metric's
+ * order holds as at 512×512 (q95 88.6 here against 87.7, q5 -38 against -51) at a quarter of the pixels.
+ */
 async function reference(): Promise<string> {
   const path = join(dir, 'ref.png');
-  await sharp(corpus.canonPhoto).autoOrient().resize(512, 512, { fit: 'cover' }).png().toFile(path);
+  await sharp(corpus.canonPhoto).autoOrient().resize(256, 256, { fit: 'cover' }).png().toFile(path);
   return path;
 }
 
@@ -184,13 +187,8 @@ describe('compression levels meet their perceptual targets', () => {
     );
   });
 
-  it('WebP and AVIF outputs of a photo meet the high target', async () => {
-    for (const format of ['webp', 'avif']) {
-      const result = await runImage(smallCorpus.canonPhoto, { format, compression: 'high' });
-      const score = await scoreOutput(sharp(smallCorpus.canonPhoto).autoOrient(), result.path);
-      assert.ok(score >= QUALITY_TARGETS.high, `${format}: ${score.toFixed(1)}`);
-    }
-  });
+  // WebP and AVIF of the camera photo at high (the default level) meet its target: formats.test.ts, which
+  // converts that photo to each format once.
 });
 
 test('JPEG and WebP of colour detail that 4:2:0 halves still meet high: 4:4:4 JPEG, near-lossless WebP', async () => {
