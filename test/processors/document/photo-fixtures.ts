@@ -13,6 +13,7 @@ import { readZip, type ZipEntry } from '../../../src/processors/document/zip.ts'
 import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
 import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { corpus } from '../../support/corpus.ts';
+import { smallCorpus } from '../../support/small-corpus.ts';
 import { photoPage, sofficeAll, sofficeEach } from './fixtures.ts';
 
 export const PHOTO_FORMATS = ['docx', 'odt', 'xlsx', 'ods', 'pptx', 'odp'] as const;
@@ -67,9 +68,12 @@ function flatSlides(dir: string, picture: Buffer): string {
   return path;
 }
 
-/** The Canon photo as an opaque PNG (a photo saved as PNG: the case `images.format: jpeg` is for). */
+/**
+ * The Canon photo as an opaque PNG (a photo saved as PNG: the case `images.format: jpeg` is for): its
+ * 640×480 crop (small-corpus.ts), as the page draws it 600 px wide; the image search costs by the pixel.
+ */
 export async function photoAsPng(): Promise<Buffer> {
-  return sharp(corpus.canonPhoto).png().toBuffer();
+  return sharp(smallCorpus.canonPhoto).png().toBuffer();
 }
 
 /** One document per format in `dir`, each with `picture` (JPEG or PNG bytes) on its first page. */
