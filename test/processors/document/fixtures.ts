@@ -19,6 +19,7 @@ import {
 import { basename, extname, join, resolve } from 'node:path';
 import type { ProcessRequest } from '../../../src/processors/processor.ts';
 import { corpus } from '../../support/corpus.ts';
+import { smallCorpus } from '../../support/small-corpus.ts';
 import { scaledMs } from '../../support/time-scale.ts';
 import { convertInOneStart } from './soffice-batch.ts';
 
@@ -139,9 +140,12 @@ export function photoPage(dir: string, picture: Buffer, mime = 'image/jpeg'): st
   return html;
 }
 
-/** Each format once, in `dir`; the DOCX and ODT carry a 1280×960 photo (the Canon corpus JPEG). */
+/**
+ * Each format once, in `dir`; the DOCX and ODT carry a 640×480 photo (the lossless crop of the Canon corpus
+ * JPEG, small-corpus.ts: the page draws it 600 px wide, and the image search costs by the pixel).
+ */
 export function makeOfficeSamples(dir: string, formats: (keyof OfficeSamples)[]): Partial<OfficeSamples> {
-  const html = photoPage(dir, readFileSync(corpus.canonPhoto));
+  const html = photoPage(dir, readFileSync(smallCorpus.canonPhoto));
   const csv = join(dir, 'sheet.csv');
   writeFileSync(
     csv,

@@ -1,5 +1,5 @@
 /**
- * Office documents of every ZIP format with the Canon corpus photo embedded, made by LibreOffice: DOCX and
+ * Office documents of every ZIP format with the Canon corpus photo (its 640×480 crop) embedded, made by LibreOffice: DOCX and
  * ODT from the HTML page of fixtures.ts, ODS/XLSX from a flat spreadsheet (`.fods`) and ODP/PPTX from a
  * flat presentation (`.fodp`), each holding the photo as base64 `office:binary-data` (Calc and Impress
  * import no HTML pictures). The first page is drawn the way a reader sees it: LibreOffice to PDF, then
@@ -12,7 +12,6 @@ import sharp from 'sharp';
 import { readZip, type ZipEntry } from '../../../src/processors/document/zip.ts';
 import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
 import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
-import { corpus } from '../../support/corpus.ts';
 import { smallCorpus } from '../../support/small-corpus.ts';
 import { photoPage, sofficeAll, sofficeEach } from './fixtures.ts';
 
@@ -80,7 +79,7 @@ export async function photoAsPng(): Promise<Buffer> {
 export function makePhotoDocuments(
   dir: string,
   formats: readonly PhotoFormat[],
-  picture: Buffer = readFileSync(corpus.canonPhoto),
+  picture: Buffer = readFileSync(smallCorpus.canonPhoto),
 ): Record<PhotoFormat, string> {
   return makePhotoDocumentSets(dir, formats, [picture])[0]!;
 }
