@@ -1,5 +1,5 @@
 /**
- * Office documents of every ZIP format with the Canon corpus photo embedded, made by LibreOffice: DOCX and
+ * Office documents of every ZIP format with the Canon corpus photo (its 640×480 crop) embedded, made by LibreOffice: DOCX and
  * ODT from the HTML page of fixtures.ts, ODS/XLSX from a flat spreadsheet (`.fods`) and ODP/PPTX from a
  * flat presentation (`.fodp`), each holding the photo as base64 `office:binary-data` (Calc and Impress
  * import no HTML pictures). The first page is drawn the way a reader sees it: LibreOffice to PDF, then
@@ -12,11 +12,19 @@ import sharp from 'sharp';
 import { readZip, type ZipEntry } from '../../../src/processors/document/zip.ts';
 import { decodeRgb } from '../../../src/processors/shared/metric/pixels.ts';
 import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
-import { corpus } from '../../support/corpus.ts';
-import { photoPage, soffice } from './fixtures.ts';
+import { smallCorpus } from '../../support/small-corpus.ts';
+import { photoPage, sofficeAll, sofficeEach } from './fixtures.ts';
 
 export const PHOTO_FORMATS = ['docx', 'odt', 'xlsx', 'ods', 'pptx', 'odp'] as const;
 export type PhotoFormat = (typeof PHOTO_FORMATS)[number];
+
+/** storeToURL's export filter of each format made from a flat spreadsheet or presentation. */
+const EXPORT_FILTERS: Partial<Record<PhotoFormat, string>> = {
+  xlsx: 'Calc MS Excel 2007 XML',
+  ods: 'calc8',
+  pptx: 'Impress MS PowerPoint 2007 XML',
+  odp: 'impress8',
+};
 
 export const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 
@@ -59,24 +67,34 @@ function flatSlides(dir: string, picture: Buffer): string {
   return path;
 }
 
-/** The Canon photo as an opaque PNG (a photo saved as PNG: the case `images.format: jpeg` is for). */
+/**
+ * The Canon photo as an opaque PNG (a photo saved as PNG: the case `images.format: jpeg` is for): its
+ * 640×480 crop (small-corpus.ts), as the page draws it 600 px wide; the image search costs by the pixel.
+ */
 export async function photoAsPng(): Promise<Buffer> {
-  return sharp(corpus.canonPhoto).png().toBuffer();
+  return sharp(smallCorpus.canonPhoto).png().toBuffer();
 }
 
 /** One document per format in `dir`, each with `picture` (JPEG or PNG bytes) on its first page. */
 export function makePhotoDocuments(
   dir: string,
   formats: readonly PhotoFormat[],
-  picture: Buffer = readFileSync(corpus.canonPhoto),
+  picture: Buffer = readFileSync(smallCorpus.canonPhoto),
 ): Record<PhotoFormat, string> {
-  const mime = picture.subarray(0, 4).toString('hex') === '89504e47' ? 'image/png' : 'image/jpeg';
-  const sources = {
-    text: () => photoPage(dir, picture, mime),
-    sheet: () => flatSheet(dir, picture),
-    slides: () => flatSlides(dir, picture),
-  };
-  const filters: Record<PhotoFormat, [keyof typeof sources, string]> = {
+  return makePhotoDocumentSets(dir, formats, [picture])[0]!;
+}
+
+/**
+ * The documents of makePhotoDocuments for each of `pictures`: DOCX and ODT with one LibreOffice start per
+ * format (sofficeAll), the spreadsheets and presentations all with one (sofficeEach), instead of one start
+ * per document.
+ */
+export function makePhotoDocumentSets(
+  dir: string,
+  formats: readonly PhotoFormat[],
+  pictures: readonly Buffer[],
+): Record<PhotoFormat, string>[] {
+  const filters: Record<PhotoFormat, [family: 'text' | 'sheet' | 'slides', filter: string]> = {
     docx: ['text', 'docx:MS Word 2007 XML'],
     odt: ['text', 'odt'],
     xlsx: ['sheet', 'xlsx'],
@@ -84,24 +102,73 @@ export function makePhotoDocuments(
     pptx: ['slides', 'pptx'],
     odp: ['slides', 'odp'],
   };
-  const made: Partial<Record<PhotoFormat, string>> = {};
-  for (const format of formats) {
-    const [family, filter] = filters[format];
-    made[format] = soffice(sources[family](), filter, join(dir, `${format}-${mime.split('/')[1]}`));
+  const sets = pictures.map((picture, i) => {
+    const mime = picture.subarray(0, 4).toString('hex') === '89504e47' ? 'image/png' : 'image/jpeg';
+    const sourceDir = join(dir, `pictures-${i + 1}`);
+    mkdirSync(sourceDir, { recursive: true });
+    const sources = new Map<string, string>();
+    const source = (family: 'text' | 'sheet' | 'slides') => {
+      if (!sources.has(family)) {
+        const make = {
+          text: () => photoPage(sourceDir, picture, mime),
+          sheet: () => flatSheet(sourceDir, picture),
+          slides: () => flatSlides(sourceDir, picture),
+        }[family];
+        sources.set(family, make());
+      }
+      return sources.get(family)!;
+    };
+    return { suffix: `${mime.split('/')[1]}${pictures.length > 1 ? `-${i + 1}` : ''}`, source };
+  });
+  const made = sets.map(() => ({}) as Record<PhotoFormat, string>);
+  // Text from HTML through `--convert-to`, one start per format; spreadsheets and slides all in one start.
+  for (const format of formats.filter((f) => filters[f][0] === 'text')) {
+    const suffix = sets.length > 1 ? 'all' : sets[0]!.suffix;
+    const outputs = sofficeAll(
+      sets.map((set) => set.source('text')),
+      filters[format][1],
+      join(dir, `${format}-${suffix}`),
+    );
+    for (const [i, output] of outputs.entries()) made[i]![format] = output;
   }
-  return made as Record<PhotoFormat, string>;
+  const others = formats
+    .filter((f) => filters[f][0] !== 'text')
+    .flatMap((format) => sets.map((set, i) => ({ format, set, i })));
+  const outputs = sofficeEach(
+    others.map(({ format, set }) => ({
+      input: set.source(filters[format][0]),
+      exportFilter: EXPORT_FILTERS[format]!,
+      extension: format,
+      outDir: join(dir, `${format}-${set.suffix}`),
+    })),
+    dir,
+  );
+  for (const [n, { format, i }] of others.entries()) made[i]![format] = outputs[n]!;
+  return made;
 }
 
 let renders = 0;
 
 /** The first page as a reader sees it: LibreOffice lays it out to PDF, Poppler draws it at 72 dpi. */
 export async function firstPage(path: string, dir: string): Promise<{ pages: number; pixels: RgbImage }> {
+  return (await firstPages([path], dir))[0]!;
+}
+
+/** firstPage of each document, laid out to PDF by one LibreOffice start. */
+export async function firstPages(
+  paths: readonly string[],
+  dir: string,
+): Promise<{ pages: number; pixels: RgbImage }[]> {
   const out = join(dir, `render-${++renders}`);
-  const pdf = soffice(path, 'pdf', out);
-  const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
-  const png = join(out, 'page');
-  execFileSync('pdftoppm', ['-r', '72', '-png', '-f', '1', '-l', '1', '-singlefile', pdf, png]);
-  return { pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]), pixels: await decodeRgb(`${png}.png`) };
+  const pdfs = sofficeAll(paths, 'pdf', out);
+  return Promise.all(
+    pdfs.map(async (pdf, i) => {
+      const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
+      const png = join(out, `page-${i + 1}`);
+      execFileSync('pdftoppm', ['-r', '72', '-png', '-f', '1', '-l', '1', '-singlefile', pdf, png]);
+      return { pages: Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]), pixels: await decodeRgb(`${png}.png`) };
+    }),
+  );
 }
 
 /** The part names of a package, and one part's text. */

@@ -23,15 +23,8 @@ describe('image processor: compression', () => {
     assert.ok((await ssim(result.path, smallCorpus.gpsPhoto)) > 0.97);
   });
 
-  it('orders sizes by level: ultra < high < medium', async () => {
-    const sizes: number[] = [];
-    for (const compression of ['ultra', 'high', 'medium']) {
-      const result = await runImage(smallCorpus.canonPhoto, { compression });
-      assert.ok((await ssim(result.path, smallCorpus.canonPhoto)) > 0.95);
-      sizes.push(result.outputSize);
-    }
-    assert.ok(sizes[0]! < sizes[1]! && sizes[1]! < sizes[2]!, sizes.join(' < '));
-  });
+  // Sizes ordered ultra < high < medium, each level at its target, on this photo: quality.test.ts, which
+  // makes those three requests on it.
 
   it('strips EXIF (and with it the GPS position) from the output', async () => {
     assert.equal((await decode(smallCorpus.gpsPhoto)).hasExif, true);

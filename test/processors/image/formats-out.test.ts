@@ -85,19 +85,20 @@ describe('image processor: output metadata', () => {
   };
 
   it('strip (default) removes EXIF, XMP and the profile, with orientation applied', async () => {
-    const result = await runImage(corpus.rotatedPhoto, { resize: { width: 400 } });
+    // The 640×480 crops (small-corpus.ts) keep the originals' EXIF, orientation and profile.
+    const result = await runImage(smallCorpus.rotatedPhoto, { resize: { width: 400 } });
     const out = await decode(result.path);
     assert.deepEqual([out.hasExif, out.hasIcc, out.orientation, out.width], [false, false, undefined, 400]);
   });
 
   it('keep keeps EXIF and the ICC profile, orientation applied and its tag reset', async () => {
-    const rotated = await runImage(corpus.rotatedPhoto, { resize: { width: 400 }, metadata: 'keep' });
+    const rotated = await runImage(smallCorpus.rotatedPhoto, { resize: { width: 400 }, metadata: 'keep' });
     const exif = await exifOf(rotated.path);
     assert.equal(exif?.Image?.Make, 'Xiaomi');
     const out = await decode(rotated.path);
     assert.equal(out.orientation ?? 1, 1);
-    assert.ok((await psnr(rotated.path, sharp(corpus.rotatedPhoto).autoOrient())) > 30);
-    const canon = await runImage(corpus.canonPhoto, { format: 'webp', metadata: 'keep' });
+    assert.ok((await psnr(rotated.path, sharp(smallCorpus.rotatedPhoto).autoOrient())) > 30);
+    const canon = await runImage(smallCorpus.canonPhoto, { format: 'webp', metadata: 'keep' });
     assert.equal((await decode(canon.path)).hasIcc, true);
     assert.equal(String((await exifOf(canon.path))?.Image?.Model).trim(), 'Canon PowerShot SX530 HS');
   });
@@ -118,7 +119,7 @@ describe('image processor: output metadata', () => {
     const xmp = (await sharp(result.path).metadata()).xmp?.toString('utf8') ?? '';
     assert.match(xmp, /Jane Doe/);
     // Nothing to keep: no metadata at all.
-    const none = await runImage(corpus.gpsPhoto, { resize: { width: 100 }, metadata: 'copyright' });
+    const none = await runImage(smallCorpus.gpsPhoto, { resize: { width: 100 }, metadata: 'copyright' });
     assert.equal((await decode(none.path)).hasExif, false);
   });
 });

@@ -3,6 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.ts';
+import { scoreOutput } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 import { decode, psnr, ssim } from '../../support/images.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -12,11 +14,19 @@ import { processor, removeWorkDirs, runImage } from './run-image.ts';
 const scratch = useScratch('presso-formats-');
 after(removeWorkDirs);
 
+/** One run per input and request: the format auto test compares with the loop's outputs. */
+const runs = new Map<string, ReturnType<typeof runImage>>();
+function runOnce(path: string, params: Record<string, unknown>): ReturnType<typeof runImage> {
+  const key = `${path}\0${JSON.stringify(params)}`;
+  if (!runs.has(key)) runs.set(key, runImage(path, params));
+  return runs.get(key)!;
+}
+
 // Photos are 640×480 lossless crops of the camera JPEG (small-corpus.ts): conversions cost a quarter.
 describe('image processor: format conversion', () => {
   for (const format of ['webp', 'avif', 'png'] as const) {
     it(`converts a JPEG photo to ${format}`, async () => {
-      const result = await runImage(smallCorpus.canonPhoto, { format });
+      const result = await runOnce(smallCorpus.canonPhoto, { format });
       assert.equal(result.format, format);
       assert.equal(result.transformed, true);
       assert.match(result.path, new RegExp(`\\.${format}$`));
@@ -24,6 +34,9 @@ describe('image processor: format conversion', () => {
       const sharpName = format === 'avif' ? 'heif' : format;
       assert.deepEqual([out.format, out.width, out.height], [sharpName, 640, 480]);
       assert.ok((await ssim(result.path, smallCorpus.canonPhoto)) > 0.95);
+      // At the default level, high, every output meets the level's perceptual target.
+      const score = await scoreOutput(sharp(smallCorpus.canonPhoto).autoOrient(), result.path);
+      assert.ok(score >= QUALITY_TARGETS.high, `${format}: SSIMULACRA 2 ${score.toFixed(1)}`);
     });
   }
 
@@ -65,7 +78,7 @@ describe('image processor: format conversion', () => {
     assert.deepEqual([out.format, out.frames, out.width, out.height], ['webp', 24, 28, 50]);
   });
 
-  it('auto picks a smaller modern format for a photo', async () => {
+  it('auto picks a smaller modern format for a photo, the bytes that format writes alone', async () => {
     const result = await runImage(smallCorpus.canonPhoto, { format: 'auto' });
     assert.ok(result.format === 'webp' || result.format === 'avif', result.format);
     const reencoded = await runImage(smallCorpus.canonPhoto);
@@ -74,6 +87,9 @@ describe('image processor: format conversion', () => {
       `${result.outputSize} vs JPEG ${reencoded.outputSize}`,
     );
     assert.ok((await ssim(result.path, smallCorpus.canonPhoto)) > 0.95);
+    // The candidates share one reference and reuse the probe trial, yet write what each writes alone.
+    const alone = await runOnce(smallCorpus.canonPhoto, { format: result.format });
+    assert.ok((await readFile(result.path)).equals(await readFile(alone.path)));
   });
 
   it('auto keeps an animation animated (AVIF cannot hold one)', async () => {

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { createDeflate } from 'node:zlib';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
 import { detectFile } from '../../../src/media/detect.ts';
+import { writePng } from '../../../src/processors/image/codecs/png-chunks.ts';
 import {
   createImageProcessor,
   type ImageProcessorOptions,
@@ -54,11 +57,19 @@ const refused = (pattern: RegExp) => (e: unknown) => {
 describe('image processor: limits and safety', () => {
   it('refuses a pixel flood (14000×14000 PNG of ~200 KB) from its header without a memory spike', async () => {
     const flood = join(scratch(), 'flood.png');
-    // Palette quantisation of 196 MP would need ~1 GB in this test; a greyscale PNG streams.
-    await sharp({ create: { width: 14000, height: 14000, channels: 3, background: '#336699' } })
-      .toColourspace('b-w')
-      .png({ compressionLevel: 9 })
-      .toFile(flood);
+    // A greyscale PNG whose rows are deflated as a stream: never 196 MB at once (libvips took ~2 CPU-s).
+    const row = Buffer.alloc(1 + 14000, 0x5a);
+    row[0] = 0; // filter type None
+    const deflate = createDeflate({ level: 9 });
+    const idat: Buffer[] = [];
+    deflate.on('data', (chunk: Buffer) => idat.push(chunk));
+    for (let y = 0; y < 14000; y++) if (!deflate.write(row)) await once(deflate, 'drain');
+    deflate.end();
+    await once(deflate, 'end');
+    await writeFile(
+      flood,
+      writePng({ width: 14000, height: 14000, colourType: 0, idat: Buffer.concat(idat) }),
+    );
     assert.ok((await stat(flood)).size < 500_000);
     global.gc?.();
     const rssBefore = process.memoryUsage.rss();
@@ -153,9 +164,9 @@ describe('image processor: limits and safety', () => {
   });
 
   it('an encode that outlives the budget keeps its pixels reserved until it really ends', async () => {
-    // Lossless AVIF of 6.75 MP is one uninterruptible libaom call of several seconds.
+    // Lossless AVIF of 3 MP is one uninterruptible libaom call of seconds (~2.5 CPU-s here): far past 400 ms.
     const input = join(scratch(), 'large.png');
-    await sharp(corpus.canonPhoto).resize(3000, 2250).png({ compressionLevel: 1 }).toFile(input);
+    await sharp(corpus.canonPhoto).resize(2000, 1500).png({ compressionLevel: 1 }).toFile(input);
     const budget = new AdmissionBudget(100_000_000);
     const detected = await detectFile(input);
     assert.ok(detected !== undefined);
@@ -167,10 +178,10 @@ describe('image processor: limits and safety', () => {
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
-    // 6.75 MP × 3 channels × 1 byte × the working copies (a lossless output is not scored: no metric scratch).
+    // 3 MP × 3 channels × 1 byte × the working copies (a lossless output is not scored: no metric scratch).
     assert.equal(
       budget.inUse,
-      3000 * 2250 * 3 * WORKING_COPIES,
+      2000 * 1500 * 3 * WORKING_COPIES,
       'the abandoned encode still holds its share',
     );
     await until(() => budget.inUse === 0);

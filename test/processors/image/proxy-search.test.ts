@@ -4,7 +4,6 @@
  * bisecting, and a second round reuses the first round's trials. Work is counted in trials, never timed.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
@@ -15,7 +14,7 @@ import { scoreOutput } from '../../../src/processors/shared/metric/score.ts';
 import type { RgbImage } from '../../../src/processors/shared/metric/ssimulacra2.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { smallCorpus } from '../../support/small-corpus.ts';
-import { removeWorkDirs, runImage } from './run-image.ts';
+import { removeWorkDirs } from './run-image.ts';
 
 const scratch = useScratch('presso-proxy-search-');
 after(removeWorkDirs);
@@ -79,11 +78,5 @@ describe('quality search work', () => {
   });
 });
 
-describe('format auto', () => {
-  it('writes exactly what its chosen format writes alone (shared reference, probe trial reused)', async () => {
-    const auto = await runImage(smallCorpus.canonPhoto, { format: 'auto', compression: 'high' });
-    const alone = await runImage(smallCorpus.canonPhoto, { format: auto.format, compression: 'high' });
-    assert.ok(['avif', 'webp', 'jpeg'].includes(auto.format), auto.format);
-    assert.ok((await readFile(auto.path)).equals(await readFile(alone.path)));
-  });
-});
+// format auto writes exactly what its chosen format writes alone (shared reference, probe trial reused):
+// formats.test.ts, beside the same requests for each format alone.

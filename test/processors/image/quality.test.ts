@@ -29,10 +29,24 @@ after(async () => {
   await removeWorkDirs();
 });
 
-/** A 512×512 reference PNG of a real photo (the Canon JPEG, downscaled) and distortions of it. */
+/**
+ * One run per input and request in this file: the astronaut at `high` is judged against its target in one
+ * test and as near-lossless in another, from the same output (the same request gives the same bytes).
+ */
+const runs = new Map<string, ReturnType<typeof runImage>>();
+function runOnce(path: string, params: Record<string, unknown>): ReturnType<typeof runImage> {
+  const key = `${path}\0${JSON.stringify(params)}`;
+  if (!runs.has(key)) runs.set(key, runImage(path, params));
+  return runs.get(key)!;
+}
+
+/**
+ * A 256×256 reference PNG of a real photo (the Canon JPEG, downscaled) and distortions of it: the metric's
+ * order holds as at 512×512 (q95 88.6 here against 87.7, q5 -38 against -51) at a quarter of the pixels.
+ */
 async function reference(): Promise<string> {
   const path = join(dir, 'ref.png');
-  await sharp(corpus.canonPhoto).autoOrient().resize(512, 512, { fit: 'cover' }).png().toFile(path);
+  await sharp(corpus.canonPhoto).autoOrient().resize(256, 256, { fit: 'cover' }).png().toFile(path);
   return path;
 }
 
@@ -134,17 +148,18 @@ describe('scoring outputs', () => {
 
 describe('compression levels meet their perceptual targets', () => {
   const levels = ['ultra', 'high', 'medium'] as const;
-  for (const [name, input, flatten] of [
+  // strict: each level strictly smaller than the one above (a JPEG photo has room at every level).
+  for (const [name, input, flatten, strict] of [
     // A 0.3 MP lossless crop of the camera JPEG: the search and the targets are the same, at a quarter of the pixels.
-    ['a real camera photo (JPEG)', smallCorpus.canonPhoto, false],
-    ['a photo PNG', corpus.astronaut, false],
-    ['an RGBA PNG with transparency', corpus.alphaPng, false],
+    ['a real camera photo (JPEG)', smallCorpus.canonPhoto, false, true],
+    ['a photo PNG', corpus.astronaut, false, false],
+    ['an RGBA PNG with transparency', corpus.alphaPng, false, false],
   ] as const) {
     it(`${name}: every level meets its target and sizes are ordered`, async () => {
       const sizes: number[] = [];
       const scores: number[] = [];
       for (const compression of levels) {
-        const result = await runImage(input, { compression });
+        const result = await runOnce(input, { compression });
         const score = await scoreOutput(sharp(input).autoOrient(), result.path, {
           flattenReference: flatten,
         });
@@ -156,11 +171,12 @@ describe('compression levels meet their perceptual targets', () => {
         );
       }
       assert.ok(sizes[0]! <= sizes[1]! && sizes[1]! <= sizes[2]!, `bytes ${sizes.join(' ≤ ')}`);
+      if (strict) assert.ok(sizes[0]! < sizes[1]! && sizes[1]! < sizes[2]!, `bytes ${sizes.join(' < ')}`);
     });
   }
 
   it('a photo PNG whose palette misses the target is written near-lossless: close, and far smaller', async () => {
-    const result = await runImage(corpus.astronaut, { compression: 'high' });
+    const result = await runOnce(corpus.astronaut, { compression: 'high' });
     const lossless = await runImage(corpus.astronaut, { compression: 'lossless' });
     assert.equal((await sharp(result.path).metadata()).isPalette, false);
     const [a, b] = await Promise.all([decodeRgb(corpus.astronaut), decodeRgb(result.path)]);
@@ -173,13 +189,8 @@ describe('compression levels meet their perceptual targets', () => {
     );
   });
 
-  it('WebP and AVIF outputs of a photo meet the high target', async () => {
-    for (const format of ['webp', 'avif']) {
-      const result = await runImage(smallCorpus.canonPhoto, { format, compression: 'high' });
-      const score = await scoreOutput(sharp(smallCorpus.canonPhoto).autoOrient(), result.path);
-      assert.ok(score >= QUALITY_TARGETS.high, `${format}: ${score.toFixed(1)}`);
-    }
-  });
+  // WebP and AVIF of the camera photo at high (the default level) meet its target: formats.test.ts, which
+  // converts that photo to each format once.
 });
 
 test('JPEG and WebP of colour detail that 4:2:0 halves still meet high: 4:4:4 JPEG, near-lossless WebP', async () => {

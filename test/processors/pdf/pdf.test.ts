@@ -27,6 +27,13 @@ describe('PDF processor', () => {
     photos = await writePhotoPdf(scratch());
   });
 
+  /** Each input's pages drawn once for the whole file: the level tests and the lossless one compare to them. */
+  const inputPages = new Map<string, string[]>();
+  const renderInput = (path: string, tag: string) => {
+    if (!inputPages.has(path)) inputPages.set(path, renderAll(path, join(scratch(), `in-${tag}`)));
+    return inputPages.get(path)!;
+  };
+
   const sizes: Record<string, number> = {};
   for (const level of ['medium', 'high', 'ultra'] as const) {
     test(`${level}: valid, same pages and words, rendered pages meet the target, within the trial budget`, async () => {
@@ -42,7 +49,7 @@ describe('PDF processor', () => {
       // medium keeps the photo close to its input on this file; the stronger levels must halve it.
       const bound = level === 'medium' ? 1.01 : 0.5;
       assert.ok(bytes < statSync(photos).size * bound, `${bytes} bytes`);
-      const before = renderAll(photos, join(scratch(), `in-${level}`));
+      const before = renderInput(photos, 'photos');
       const after = renderAll(result.path, join(scratch(), `out-${level}`));
       for (const [i, page] of before.entries()) {
         const score = await scorePixels(await readPnm(page), await readPnm(after[i]!));
@@ -62,7 +69,7 @@ describe('PDF processor', () => {
       const facts = pdfFacts(result.path);
       assert.equal(facts.optimized, true, 'linearised');
       const tag = input === photos ? 'photos' : 'text';
-      const before = renderAll(input, join(scratch(), `ll-in-${tag}`));
+      const before = renderInput(input, tag);
       const after = renderAll(result.path, join(scratch(), `ll-out-${tag}`));
       assert.equal(after.length, before.length);
       for (const [i, page] of before.entries()) {
