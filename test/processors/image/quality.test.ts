@@ -67,9 +67,14 @@ describe('SSIMULACRA 2', () => {
   it('ranks real distortions in the same order as Butteraugli', async () => {
     const ref = await reference();
     const distortions: Record<string, Buffer> = {
-      jpeg90: await sharp(ref).jpeg({ quality: 90 }).png().toBuffer(),
+      // Encoded as JPEG, then decoded: `.jpeg().png()` on one pipeline would keep only the PNG (lossless).
+      jpeg90: await sharp(await sharp(ref).jpeg({ quality: 90 }).toBuffer())
+        .png()
+        .toBuffer(),
       blur1: await sharp(ref).blur(1).png().toBuffer(),
-      jpeg40: await sharp(ref).jpeg({ quality: 40 }).png().toBuffer(),
+      jpeg40: await sharp(await sharp(ref).jpeg({ quality: 40 }).toBuffer())
+        .png()
+        .toBuffer(),
       palette16: await sharp(ref).png({ palette: true, colours: 16, dither: 0 }).toBuffer(),
       blur4: await sharp(ref).blur(4).png().toBuffer(),
     };
@@ -82,6 +87,9 @@ describe('SSIMULACRA 2', () => {
       ours.push(ssimulacra2(pixels, await decodeRgb(buffer)));
       butteraugli.push(Number(execFileSync('butteraugli', [ref, path]).toString().trim()));
     }
+    // Each is a real distortion (a tie with the reference would count as concordant below).
+    for (const [i, name] of Object.keys(distortions).entries())
+      assert.ok(ours[i]! < 99, `${name}: ${ours[i]}`);
     // Kendall concordance over all pairs: higher SSIMULACRA 2 ⇔ lower Butteraugli distance.
     let concordant = 0;
     let pairs = 0;
