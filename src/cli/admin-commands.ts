@@ -1,6 +1,6 @@
 /** Account and key management from the command line; output is JSON for scripts. */
 import type { Config } from '../runtime/config.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createCliLogger } from '../runtime/logger.ts';
 import { openServices } from '../runtime/presso.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -21,7 +21,7 @@ export async function withServices<T>(
   config: Config,
   fn: (s: Awaited<ReturnType<typeof openServices>>) => Promise<T>,
 ) {
-  const services = await openServices(config, createLogger('warn'));
+  const services = await openServices(config, createCliLogger(config.logLevel));
   try {
     return await fn(services);
   } finally {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { PressoError } from '../errors/catalog.ts';
 import type { Config } from '../runtime/config.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createCliLogger } from '../runtime/logger.ts';
 import { openServices } from '../runtime/presso.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -41,7 +41,7 @@ export async function connectorCommand(
   o: ConnectorOptions,
 ) {
   const account = need(o.account, '--account ID');
-  const services = await openServices(config, createLogger('warn'));
+  const services = await openServices(config, createCliLogger(config.logLevel));
   try {
     const { connectors } = services;
     switch (sub) {

@@ -29,3 +29,15 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination,
   );
 }
+
+/**
+ * The logger of the CLI's one-shot commands (`account`, `connector`): their standard output is the command's
+ * JSON for scripts, so their logs go to standard error, synchronously (the command exits right after), and
+ * only at `warn` or above unless the configured level is stricter (`silent`: nothing).
+ */
+export function createCliLogger(configured: string): Logger {
+  const warn = pino.levels.values.warn ?? 40;
+  const wanted =
+    configured === 'silent' ? Number.POSITIVE_INFINITY : (pino.levels.values[configured] ?? warn);
+  return createLogger(wanted > warn ? configured : 'warn', pino.destination({ dest: 2, sync: true }));
+}

@@ -254,7 +254,15 @@ export async function createAccountCli(
     [join(repoRoot, 'src/cli/main.ts'), 'account', 'create', '--name', name, ...limit],
     { cwd: repoRoot, env: { ...process.env, ...env, PRESSO_DATA_DIR: dataDir, PRESSO_LOG_LEVEL: 'silent' } },
   );
-  const parsed = JSON.parse(stdout) as { account: { id: string }; key: { key: string } };
+  let parsed: { account: { id: string }; key: { key: string } };
+  try {
+    parsed = JSON.parse(stdout);
+  } catch (error) {
+    // The command's output is one JSON document and nothing else; name what else it printed.
+    throw new Error(`presso account create printed more than its JSON: ${JSON.stringify(stdout)}`, {
+      cause: error,
+    });
+  }
   return { key: parsed.key.key, id: parsed.account.id };
 }
 
