@@ -8,6 +8,7 @@
  * running side by side do not interleave; the summary adds up the counts each file's reporter printed.
  */
 import { spawn } from 'node:child_process';
+import type { CpuMeter } from '../../bench/shared/cpu-meter.ts';
 
 export interface PoolFile {
   file: string;
@@ -25,6 +26,8 @@ type Counts = Record<(typeof COUNTS)[number], number>;
 
 export interface PoolResult {
   counts: Counts;
+  /** Each file's CPU from its cgroup (runs with a meter only), by file. */
+  cpuMs: Map<string, number>;
   /** Files that exited with a failure, each with the part of its output that names the failing tests. */
   failed: { file: string; failing: string }[];
 }
@@ -35,29 +38,28 @@ interface Ended {
   signal: NodeJS.Signals | null;
   output: string;
   wallMs: number;
+  /** CPU of the file's process and every process it started, sandboxed tools included (with a meter). */
+  cpuMs?: number;
 }
 
-function runFile(root: string, file: string, env: NodeJS.ProcessEnv): Promise<Ended> {
+async function runFile(root: string, file: string, env: NodeJS.ProcessEnv, meter?: CpuMeter): Promise<Ended> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--test-reporter=spec', file], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // In a cgroup of its own the file's CPU includes the tools the service ran in bubblewrap, which rusage
+  // never sees (the sandbox's PID namespace reaps them).
+  const unit = meter?.unit();
+  const [command, args] = unit
+    ? unit.command(process.execPath, ['--test-reporter=spec', file])
+    : [process.execPath, ['--test-reporter=spec', file]];
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((ok) =>
-    child.once('close', (status, signal) =>
-      ok({
-        file,
-        status,
-        signal,
-        output: Buffer.concat(chunks).toString('utf8'),
-        wallMs: performance.now() - started,
-      }),
-    ),
+  const [status, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((ok) =>
+    child.once('close', (code, killedBy) => ok([code, killedBy])),
   );
+  const wallMs = performance.now() - started;
+  const cpuMs = unit ? Math.round((await unit.finish()) * 1000) : undefined;
+  return { file, status, signal, output: Buffer.concat(chunks).toString('utf8'), wallMs, cpuMs };
 }
 
 /** The last `ℹ <name> <n>` line for each count; lines are split on '\n' only, no pattern meets the output. */
@@ -86,20 +88,22 @@ export async function runPool(
   limits: PoolLimits,
   env: NodeJS.ProcessEnv,
   write: (text: string) => void = (text) => process.stdout.write(text),
+  meter?: CpuMeter,
 ): Promise<PoolResult> {
   const waiting = [...queue];
   const running = new Map<string, { heavy: boolean; ended: Promise<Ended> }>();
-  const result: PoolResult = { counts: countsOf(''), failed: [] };
+  const result: PoolResult = { counts: countsOf(''), cpuMs: new Map(), failed: [] };
   const heavyRunning = () => [...running.values()].filter((r) => r.heavy).length;
   while (waiting.length > 0 || running.size > 0) {
     while (running.size < limits.jobs) {
       const at = waiting.findIndex((f) => !f.heavy || heavyRunning() < limits.heavyJobs);
       if (at < 0) break;
       const [next] = waiting.splice(at, 1) as [PoolFile];
-      running.set(next.file, { heavy: next.heavy, ended: runFile(root, next.file, env) });
+      running.set(next.file, { heavy: next.heavy, ended: runFile(root, next.file, env, meter) });
     }
     const ended = await Promise.race([...running.values()].map((r) => r.ended));
     running.delete(ended.file);
+    if (ended.cpuMs !== undefined) result.cpuMs.set(ended.file, ended.cpuMs);
     const seconds = (ended.wallMs / 1000).toFixed(1);
     write(`\n▶ ${ended.file} (${seconds} s)\n${ended.output}`);
     const counts = countsOf(ended.output);

@@ -24,6 +24,7 @@ import {
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { CgroupAccessError, CpuMeter } from '../../bench/shared/cpu-meter.ts';
 import { printSummary, runPool } from './pool.ts';
 import { FAST_CPU_MS, isHeavy, tierOf } from './tiers.ts';
 
@@ -100,10 +101,26 @@ function longestFirst(files: readonly string[], past: Record<string, number>): s
 /** The last run's every file, busiest first, for a look at where the CPU went (LAST_RUN). */
 const LAST_RUN = join(root, 'node_modules', '.cache', 'presso-test-run.json');
 
+/**
+ * A cgroup per test file, when this process may make them (root, or a delegated cgroup): a file's CPU then
+ * counts every process it started, the service's sandboxed tools included. Without one (or with
+ * PRESSO_TEST_CGROUPS=0) the CPU is the probe's rusage, which misses the sandboxed tools.
+ */
+function openMeter(): CpuMeter | undefined {
+  if (process.env.PRESSO_TEST_CGROUPS === '0') return undefined;
+  try {
+    return CpuMeter.open('tests');
+  } catch (error) {
+    if (error instanceof CgroupAccessError) return undefined;
+    throw error;
+  }
+}
+
 function rememberTimings(
   past: Record<string, number>,
   timings: readonly Timing[],
   wallMs: number,
+  runCpuMs: number,
   machineMs: number,
 ): void {
   for (const { file, wallMs } of timings) past[file] = wallMs;
@@ -112,7 +129,7 @@ function rememberTimings(
   const files = [...timings].sort((a, b) => b.cpuMs - a.cpuMs);
   const run = {
     wallMs: Math.round(wallMs),
-    cpuMs: treeCpuMs(),
+    cpuMs: runCpuMs,
     machineCpuMs: machineMs,
     load: readFileSync('/proc/loadavg', 'utf8'),
     files,
@@ -160,7 +177,7 @@ function machineBusyMs(): number {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function report(timings: readonly Timing[], wallMs: number, machineMs: number): void {
+function report(timings: readonly Timing[], wallMs: number, runCpuMs: number, machineMs: number): void {
   const slowest = [...timings].sort((a, b) => b.wallMs - a.wallMs).slice(0, SLOWEST_SHOWN);
   console.log(`\n== slowest test files (wall, CPU incl. tools), of ${timings.length}`);
   for (const t of slowest)
@@ -172,8 +189,8 @@ function report(timings: readonly Timing[], wallMs: number, machineMs: number): 
     console.log(`${seconds(t.cpuMs).padStart(9)} ${seconds(t.wallMs).padStart(9)}  ${t.file}`);
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(
-    `== test run: ${seconds(wallMs)} wall, ${seconds(treeCpuMs())} CPU (${seconds(machineMs)} of the ` +
-      `machine's, sandboxed tools and other work included), on ${availableParallelism()} cores ` +
+    `== test run: ${seconds(wallMs)} wall, ${seconds(runCpuMs)} CPU (${seconds(machineMs)} of the ` +
+      `machine's, other work included), on ${availableParallelism()} cores ` +
       `(load average at the end: ${load})`,
   );
 }
@@ -202,6 +219,7 @@ async function main(argv: readonly string[]): Promise<number> {
   };
   const started = performance.now();
   const machineAtStart = machineBusyMs();
+  const meter = openMeter();
   let failed = false;
   try {
     const limits = {
@@ -213,14 +231,18 @@ async function main(argv: readonly string[]): Promise<number> {
       `== ${count('fast')} fast, ${count('server')} server and ${count('heavy')} heavy files: ` +
         `${limits.jobs} at once, at most ${limits.heavyJobs} heavy`,
     );
-    const result = await runPool(root, queue, limits, env);
+    const result = await runPool(root, queue, limits, env, undefined, meter);
     printSummary(result);
     failed = result.failed.length > 0;
-    const timings = readLines<Timing>(join(logDir, 'files.jsonl'));
+    const timings = readLines<Timing>(join(logDir, 'files.jsonl')).map((t) => ({
+      ...t,
+      cpuMs: result.cpuMs.get(t.file) ?? t.cpuMs,
+    }));
     const wallMs = performance.now() - started;
     const machineMs = machineBusyMs() - machineAtStart;
-    report(timings, wallMs, machineMs);
-    rememberTimings(past, timings, wallMs, machineMs);
+    const runCpuMs = meter ? [...result.cpuMs.values()].reduce((a, b) => a + b, 0) : treeCpuMs();
+    report(timings, wallMs, runCpuMs, machineMs);
+    rememberTimings(past, timings, wallMs, runCpuMs, machineMs);
     for (const { file, cpuMs } of timings) {
       if (tiers.get(file) === 'fast' && cpuMs > FAST_CPU_MS) {
         console.log(`⚠ ${file} is in the fast tier but used ${seconds(cpuMs)} of CPU: see test/run/tiers.ts`);
@@ -235,6 +257,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   } finally {
     rmSync(logDir, { recursive: true, force: true });
+    await meter?.close();
   }
   return failed ? 1 : 0;
 }
