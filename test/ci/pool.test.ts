@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
+import { CpuMeter } from '../../bench/shared/cpu-meter.ts';
 import { runPool } from '../run/pool.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -88,4 +89,32 @@ test('at most the heavy limit of heavy files at once, and light files go ahead o
     assert.ok(heavyRunning <= 1, `two heavy files at once: ${events.join(', ')}`);
   }
   assert.ok(events.indexOf('light') < events.indexOf('end h1'), 'the light file ran while h1 waited');
+});
+
+test("with a meter, a file's CPU counts what it ran inside bubblewrap, which rusage misses", async () => {
+  // ~1.5 CPU-s of shell arithmetic in a sandbox with its own PID namespace, as the tool runner starts tools.
+  const busy = file(
+    'sandboxed.test.ts',
+    "import { execFileSync } from 'node:child_process';\n" +
+      "test('busy in a sandbox', () => {\n" +
+      "  const loop = 'i=0; while [ $i -lt 1500000 ]; do i=$((i+1)); done';\n" +
+      "  execFileSync('bwrap', ['--ro-bind', '/', '/', '--unshare-pid', '--', 'sh', '-c', loop]);\n" +
+      '  const own = process.resourceUsage();\n' +
+      "  assert.ok(own.userCPUTime < 1_000_000, 'the test process itself stays idle');\n});",
+  );
+  const meter = CpuMeter.open('pool-test');
+  try {
+    const { cpuMs, failed } = await runPool(
+      root,
+      [{ file: busy, heavy: false }],
+      { jobs: 1, heavyJobs: 1 },
+      env(),
+      quiet,
+      meter,
+    );
+    assert.deepEqual(failed, []);
+    assert.ok((cpuMs.get(busy) ?? 0) > 800, `the sandboxed loop's CPU is counted: ${cpuMs.get(busy)} ms`);
+  } finally {
+    await meter.close();
+  }
 });
