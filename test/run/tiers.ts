@@ -66,6 +66,7 @@ export const HEAVY: readonly string[] = [
   'test/processors/image/prepared-reference.test.ts',
   'test/processors/image/quality.test.ts',
   'test/processors/image/search-references.test.ts',
+  'test/processors/image/svg-isolation.test.ts', // 4.5 CPU-s with its sandboxed SVG children counted
   'test/processors/image/ssimulacra2-native.test.ts',
   'test/processors/pdf/contract.test.ts',
   'test/processors/pdf/embedded-image-inputs.test.ts',
