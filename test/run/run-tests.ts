@@ -66,7 +66,8 @@ function testFiles(patterns: readonly string[]): string[] {
 /**
  * The wall times a fresh clone starts from (checked in; CI runs from a fresh clone, where the machine's own
  * timings do not exist yet): only their order matters. Refresh with
- * `cp node_modules/.cache/presso-test-timings.json test/run/timings.json` after a quiet whole run.
+ * `cp node_modules/.cache/presso-test-timings.json test/run/timings.json && npx biome format --write
+ * test/run/timings.json` after a quiet whole run.
  */
 const SEED_TIMINGS = join(import.meta.dirname, 'timings.json');
 
