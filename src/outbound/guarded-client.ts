@@ -11,8 +11,7 @@ import { rm } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { pipeline } from 'node:stream/promises';
-import type { Dispatcher } from 'undici';
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { PayloadTooLargeError, PressoError, UpstreamError, ValidationError } from '../errors/catalog.ts';
 import type { ParsedCidr } from './address-guard.ts';
 import { addressRefusal, compileAllowList } from './address-guard.ts';
@@ -44,22 +43,39 @@ const URL_MESSAGE = 'must be an absolute http or https URL';
 /** Thrown by the streaming step when the body passes the byte cap. */
 class ByteCapExceeded extends Error {}
 
+/** The agent and its request function, once undici is loaded. */
+interface Http {
+  agent: Agent;
+  request: typeof import('undici').request;
+}
+
 export class GuardedOutboundClient implements OutboundClient {
   readonly #options: OutboundOptions;
   readonly #allow: ParsedCidr[];
-  readonly #agent: Agent;
   readonly #userAgent: string;
+  #http: Promise<Http> | undefined;
 
   constructor(options: OutboundOptions) {
     this.#options = options;
     this.#allow = compileAllowList(options.allowCidrs);
     this.#userAgent = userAgent(options.serviceName, options.siteUrl);
-    this.#agent = new Agent({
-      connect: createGuardedConnector(this.#allow, options.connectTimeoutMs),
-      // Time limits come from abort signals (whole transfer for downloads, per request for webhooks).
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+  }
+
+  /**
+   * undici (about 110 modules) is loaded by the first outbound request, not at start-up: a worker without
+   * fetches or webhooks, the CLI and most test processes never need it.
+   */
+  #client(): Promise<Http> {
+    this.#http ??= import('undici').then((undici) => ({
+      agent: new undici.Agent({
+        connect: createGuardedConnector(undici.buildConnector, this.#allow, this.#options.connectTimeoutMs),
+        // Time limits come from abort signals (whole transfer for downloads, per request for webhooks).
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      }),
+      request: undici.request,
+    }));
+    return this.#http;
   }
 
   /** Node agents under the same guard and allow-list, for SDKs with an HTTP stack of their own (object stores). */
@@ -113,7 +129,8 @@ export class GuardedOutboundClient implements OutboundClient {
 
       let response: Dispatcher.ResponseData;
       try {
-        response = await request(url, { dispatcher: this.#agent, method: 'GET', headers, signal });
+        const { agent, request } = await this.#client();
+        response = await request(url, { dispatcher: agent, method: 'GET', headers, signal });
       } catch (error) {
         throw failure(error, url);
       }
@@ -198,8 +215,9 @@ export class GuardedOutboundClient implements OutboundClient {
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     const started = performance.now();
     try {
+      const { agent, request } = await this.#client();
       const response = await request(url, {
-        dispatcher: this.#agent,
+        dispatcher: agent,
         method: 'POST',
         headers,
         body: req.body,
@@ -214,7 +232,7 @@ export class GuardedOutboundClient implements OutboundClient {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    if (this.#http !== undefined) await (await this.#http).agent.close();
   }
 
   /** Maps whatever a request or stream threw to the error the service reports. */

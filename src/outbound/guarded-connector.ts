@@ -9,7 +9,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import type { ParsedCidr } from './address-guard.ts';
 import { addressRefusal } from './address-guard.ts';
 
@@ -58,7 +58,9 @@ export function resolveChecked(
   });
 }
 
+/** `build` is undici's `buildConnector`, passed in so that undici loads only when a client needs it. */
 export function createGuardedConnector(
+  build: typeof buildConnector,
   allow: ParsedCidr[],
   connectTimeoutMs: number,
 ): buildConnector.connector {
@@ -72,7 +74,7 @@ export function createGuardedConnector(
       callback(null, first.address, first.family);
     });
   };
-  const connect = buildConnector({ timeout: connectTimeoutMs, lookup });
+  const connect = build({ timeout: connectTimeoutMs, lookup });
 
   return (options, callback) => {
     const host = unbracket(options.hostname);

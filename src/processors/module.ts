@@ -6,11 +6,11 @@
  * (ID, flags, factory) with `Provision(ctx)` asking for what other modules provide, never for their defaults.
  */
 import type { Static, TObject, TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import type { Section } from '../config/env.ts';
 import { type FieldError, ValidationError } from '../errors/catalog.ts';
 import type { FileKind } from '../media/formats.ts';
 import type { UnpackLimits } from './archive-tools/safety.ts';
+import { paramsValidator } from './params-validator.ts';
 import type { Processor, ProcessRequest, ProcessResult } from './processor.ts';
 
 /**
@@ -95,6 +95,7 @@ export function typedProcessor<R extends TSchema, P>(
     throw new Error(
       `the resolved schema of ${namespace} leaves optional what its schema defaults: ${optional}`,
     );
+  const validate = paramsValidator(spec.schema, spec.resolved, namespace);
   return {
     ...kind,
     paramsSchema: spec.schema,
@@ -102,16 +103,10 @@ export function typedProcessor<R extends TSchema, P>(
     // Async: a refusal is a rejected promise, like every other failure of `process`.
     process: async (request) => {
       const problems = spec.check?.(request.params, namespace) ?? [];
-      const withDefaults = Value.Default(spec.schema, Value.Clone(request.params));
-      if (!Value.Check(spec.resolved, withDefaults)) {
-        const errors = [...Value.Errors(spec.resolved, withDefaults)].map((error) => ({
-          field: `${namespace}${error.instancePath.replaceAll('/', '.')}`,
-          message: error.message,
-        }));
-        throw new ValidationError([...errors, ...problems]);
-      }
+      const { params, errors } = validate(request.params);
+      if (errors.length > 0) throw new ValidationError([...errors, ...problems]);
       if (problems.length > 0) throw new ValidationError(problems);
-      return kind.process({ ...request, params: spec.derive(withDefaults) });
+      return kind.process({ ...request, params: spec.derive(params as Static<R>) });
     },
   };
 }

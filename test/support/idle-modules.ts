@@ -1,7 +1,8 @@
 /**
  * What an idle embedded `presso serve` must not load, and how to see what a server child loaded: each of
  * these is imported where it is first needed (runtime/presso.ts, stores/open-store.ts,
- * processors/bundle/site-files.ts, http/tls.ts), and together they were ~60 MB of the idle server's RSS.
+ * processors/bundle/site-files.ts, http/tls.ts, outbound/guarded-client.ts), and together they were ~60 MB
+ * of the idle server's RSS; each start also spends CPU on loading them (undici: ~110 modules).
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -15,6 +16,7 @@ export const LAZY_PACKAGES = {
   bundle: ['html-minifier-terser', 'clean-css', 'terser', 'lightningcss', 'esbuild'],
   svg: ['svgo', 'css-tree'],
   tls: ['selfsigned', '@peculiar/x509'],
+  outbound: ['undici'],
 } as const;
 
 /** Presso's own modules that own those packages. */
