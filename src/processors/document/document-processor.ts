@@ -19,7 +19,7 @@ import { pdfInfo } from '../shared/pdf-tools.ts';
 import { toolScope } from '../shared/run-tool.ts';
 import { earnedTimeMs } from '../shared/time-budget.ts';
 import { DEFAULT_DOCUMENT_LIMITS, DOCUMENT_TIME_EARNED, type DocumentLimits } from './config.ts';
-import { convert, type OfficeRun } from './libreoffice.ts';
+import { convert, convertAll, type OfficeRun } from './libreoffice.ts';
 import { recompressMedia } from './media.ts';
 import { type DocumentOutputFormat, type DocumentParams, documentParams } from './params.ts';
 import { isSigned, packageKind, updateReferences } from './part-references.ts';
@@ -128,12 +128,10 @@ function checkConversion(from: string, to: DocumentOutputFormat): void {
   throw ValidationError.field('document.format', `a ${from} document cannot be converted to ${to}`);
 }
 
-/** LibreOffice renders both to PDF: the re-packed document must open and lay out to as many pages. */
-export async function pageCountOf(path: string, format: string, run: OfficeRun): Promise<number> {
-  const pdf = await convert(path, format, 'pdf', run);
-  return Number((await pdfInfo(pdf, run)).get('Pages'));
-}
-
+/**
+ * LibreOffice renders both to PDF, in one start: the re-packed document must open and lay out to as many
+ * pages as the original.
+ */
 async function samePageCount(
   original: string,
   repacked: string,
@@ -141,12 +139,16 @@ async function samePageCount(
   run: OfficeRun,
 ): Promise<boolean> {
   // A missing LibreOffice is the operator's to fix and is reported; any other failure keeps the input.
-  const count = (path: string) =>
-    pageCountOf(path, format, run).catch((error: unknown) => {
+  const keepInput =
+    <T>(fallback: T) =>
+    (error: unknown) => {
       if (error instanceof ToolMissingError || run.signal.aborted || run.deadline.isExceeded()) throw error;
-      return -1;
-    });
-  const before = await count(original);
-  const after = await count(repacked);
+      return fallback;
+    };
+  const pdfs = await convertAll([original, repacked], format, 'pdf', run).catch(keepInput([]));
+  const count = (pdf: string | undefined) =>
+    pdf === undefined ? -1 : pdfInfo(pdf, run).then((info) => Number(info.get('Pages')), keepInput(-1));
+  const before = await count(pdfs[0]);
+  const after = await count(pdfs[1]);
   return before > 0 && before === after;
 }
