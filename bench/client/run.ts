@@ -105,7 +105,7 @@ async function timed(
   const wall = Number(process.hrtime.bigint() - started) / 1e9;
   const machineAfter = await machineJiffies();
   const server = serverUnit.seconds() - serverBefore;
-  const cpu = await client.finish();
+  const cpu = (await client.finish()).seconds;
   const cores = availableParallelism();
   const machineBusyCores =
     ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * cores;

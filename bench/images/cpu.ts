@@ -52,7 +52,7 @@ export async function runMeasured(cmd: string, args: string[]): Promise<ToolRun>
       child.on('error', fail);
       child.on('close', (exit) => done({ code: exit ?? -1, stderr: tail }));
     });
-    return { code, cpuMs: (await unit.finish()) * 1000, stderr };
+    return { code, cpuMs: (await unit.finish()).seconds * 1000, stderr };
   } finally {
     await unit.remove();
   }

@@ -55,13 +55,13 @@ function populated(dir: string): boolean {
  * to end (a tool being killed), then are killed: a cgroup with processes cannot be removed, and a process
  * still running when its unit is over is a straggler the bench must not leave behind.
  */
-async function removeCgroup(dir: string): Promise<void> {
+async function removeCgroup(dir: string, settleMs = SETTLE_MS): Promise<void> {
   try {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) await removeCgroup(join(dir, entry.name));
+      if (entry.isDirectory()) await removeCgroup(join(dir, entry.name), settleMs);
     }
     for (const started = performance.now(); populated(dir); await sleep(5)) {
-      if (performance.now() - started > SETTLE_MS) writeFileSync(join(dir, 'cgroup.kill'), '1');
+      if (performance.now() - started > settleMs) writeFileSync(join(dir, 'cgroup.kill'), '1');
     }
     rmdirSync(dir);
   } catch (error) {
@@ -70,14 +70,32 @@ async function removeCgroup(dir: string): Promise<void> {
   }
 }
 
+/** The processes of a cgroup and of those under it, as `name (pid N)`; gone ones are left out. */
+function processesIn(dir: string): string[] {
+  const nested = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => processesIn(join(dir, entry.name)));
+  const own = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+  const named = own.flatMap((pid) => {
+    try {
+      return [`${readFileSync(`/proc/${pid}/comm`, 'utf8').trim()} (pid ${pid})`];
+    } catch {
+      return [];
+    }
+  });
+  return [...named, ...nested];
+}
+
 /** One cgroup: a unit's processes and all they start. */
 export class CpuUnit {
   readonly dir: string;
   readonly #onRemoved: () => void;
+  readonly #settleMs: number;
 
-  constructor(dir: string, onRemoved: () => void) {
+  constructor(dir: string, onRemoved: () => void, settleMs = SETTLE_MS) {
     this.dir = dir;
     this.#onRemoved = onRemoved;
+    this.#settleMs = settleMs;
     mkdirSync(dir);
   }
 
@@ -103,19 +121,27 @@ export class CpuUnit {
     return ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', procs, command, ...args]];
   }
 
-  /** Once the unit's work is over: waits for its last processes to end, reads its CPU, removes it. */
-  async finish(): Promise<number> {
+  /**
+   * Once the unit's work is over: waits for its last processes to end, reads its CPU, removes it. The
+   * stragglers are the processes still running after `SETTLE_MS` (killed by the removal), named so the one
+   * who left them behind can be told: `soffice.bin (pid 123)`.
+   */
+  async finish(): Promise<{ seconds: number; stragglers: string[] }> {
+    let stragglers: string[] = [];
     for (const started = performance.now(); populated(this.dir); await sleep(5)) {
-      if (performance.now() - started > SETTLE_MS) break;
+      if (performance.now() - started > this.#settleMs) {
+        stragglers = processesIn(this.dir);
+        break;
+      }
     }
     const seconds = this.seconds();
     await this.remove();
-    return seconds;
+    return { seconds, stragglers };
   }
 
   async remove(): Promise<void> {
     if (!existsSync(this.dir)) return;
-    await removeCgroup(this.dir);
+    await removeCgroup(this.dir, this.#settleMs);
     this.#onRemoved();
   }
 }
@@ -132,17 +158,22 @@ export class CpuMeter {
   readonly #root: string;
   readonly #bench: string;
   readonly #units = new Set<CpuUnit>();
+  readonly #settleMs: number;
   #made = 0;
   #measuring = false;
 
-  private constructor(home: string, root: string) {
+  private constructor(home: string, root: string, settleMs: number) {
     this.#home = home;
     this.#root = root;
     this.#bench = join(root, 'bench');
+    this.#settleMs = settleMs;
   }
 
-  /** Makes the bench's cgroup and moves this process into it; throws CgroupAccessError without the rights. */
-  static open(label: string): CpuMeter {
+  /**
+   * Makes the bench's cgroup and moves this process into it; throws CgroupAccessError without the rights.
+   * `settleMs`: how long a finished unit's last processes get before they are killed (a test of that waits less).
+   */
+  static open(label: string, { settleMs = SETTLE_MS }: { settleMs?: number } = {}): CpuMeter {
     const mount = cgroup2Mount();
     const home = join(mount, ownCgroup());
     const root = join(home, `presso-bench-${label}-${process.pid}`);
@@ -159,7 +190,7 @@ export class CpuMeter {
           `[${code}]`,
       );
     }
-    const meter = new CpuMeter(home, root);
+    const meter = new CpuMeter(home, root, settleMs);
     // A bench that fails before close() leaves no empty cgroup behind (best effort: nothing may still run).
     process.once('exit', () => meter.#leave());
     return meter;
@@ -167,8 +198,10 @@ export class CpuMeter {
 
   /** A new, empty unit of the bench's cgroup. */
   unit(): CpuUnit {
-    const unit: CpuUnit = new CpuUnit(join(this.#root, `unit-${++this.#made}`), () =>
-      this.#units.delete(unit),
+    const unit: CpuUnit = new CpuUnit(
+      join(this.#root, `unit-${++this.#made}`),
+      () => this.#units.delete(unit),
+      this.#settleMs,
     );
     this.#units.add(unit);
     return unit;
@@ -191,7 +224,7 @@ export class CpuMeter {
       } finally {
         writeFileSync(join(this.#bench, 'cgroup.procs'), String(process.pid));
       }
-      return { value, seconds: await unit.finish() };
+      return { value, seconds: (await unit.finish()).seconds };
     } finally {
       await unit.remove();
       this.#measuring = false;

@@ -4,7 +4,7 @@
  * while the light files behind them go ahead (a heavy file here cannot end until a light file has run).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
@@ -117,4 +117,38 @@ test("with a meter, a file's CPU counts what it ran inside bubblewrap, which rus
   } finally {
     await meter.close();
   }
+});
+
+test('a file that leaves a process running is named, with the process, and the process is killed', async () => {
+  const leaving = file(
+    'leaving.test.ts',
+    "import { spawn } from 'node:child_process';\n" +
+      "test('starts a sleeper and forgets it', () => {\n" +
+      "  spawn('sleep', ['600'], { detached: true, stdio: 'ignore' }).unref();\n});",
+  );
+  const meter = CpuMeter.open('pool-test', { settleMs: 200 });
+  let output = '';
+  try {
+    const { failed } = await runPool(
+      root,
+      [{ file: leaving, heavy: false }],
+      { jobs: 1, heavyJobs: 1 },
+      env(),
+      (text) => {
+        output += text;
+      },
+      meter,
+    );
+    assert.deepEqual(failed, []);
+  } finally {
+    await meter.close();
+  }
+  const warning = output.split('\n').find((line) => line.startsWith('⚠')) ?? '';
+  assert.ok(warning.includes(leaving) && warning.includes('sleep (pid '), output);
+  const pid = warning.slice(warning.indexOf('sleep (pid ') + 'sleep (pid '.length).split(')')[0];
+  // Killed: gone, or a zombie its new parent has not reaped yet.
+  const state = existsSync(`/proc/${pid}`)
+    ? readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
+    : 'gone';
+  assert.ok(state === 'gone' || state === 'Z', `the sleeper was killed: state ${state}`);
 });

@@ -58,8 +58,14 @@ async function runFile(root: string, file: string, env: NodeJS.ProcessEnv, meter
     child.once('close', (code, killedBy) => ok([code, killedBy])),
   );
   const wallMs = performance.now() - started;
-  const cpuMs = unit ? Math.round((await unit.finish()) * 1000) : undefined;
-  return { file, status, signal, output: Buffer.concat(chunks).toString('utf8'), wallMs, cpuMs };
+  const finished = await unit?.finish();
+  let output = Buffer.concat(chunks).toString('utf8');
+  // A test that leaves a process running (a server whose start failed, a tool nobody killed) made its file
+  // wait the settle time and then lost that process to the kill: the file's author must hear of it.
+  if (finished !== undefined && finished.stragglers.length > 0)
+    output += `\n⚠ ${file} left processes running after it ended, killed: ${finished.stragglers.join(', ')}\n`;
+  const cpuMs = finished === undefined ? undefined : Math.round(finished.seconds * 1000);
+  return { file, status, signal, output, wallMs, cpuMs };
 }
 
 /** The last `ℹ <name> <n>` line for each count; lines are split on '\n' only, no pattern meets the output. */
