@@ -13,6 +13,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
+import { nodeChildEnvironment } from '../shared/node-child.ts';
 import { runTool } from '../shared/run-tool.ts';
 import { type ChildEncodeJob, OUT_OF_MEMORY, serialiseJob } from './encode-job.ts';
 import type { EncodedOutput } from './encoded-output.ts';
@@ -127,6 +128,7 @@ async function runChild(
       captureStdout: true,
       limits: { memoryBytes },
       programFiles: CHILD_FILES,
+      env: nodeChildEnvironment(CHILD_FILES),
     }));
   } catch (error) {
     throw childFailure(error, tooLarge);

@@ -77,6 +77,8 @@ export interface ToolOptions {
   stdin?: string | Buffer;
   /** The program's own files outside the system folders, read-only in the sandbox (the SVG child's code). */
   programFiles?: readonly string[];
+  /** Variables on top of the tool environment (a Node child's compile cache: node-child.ts). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ToolResult {
@@ -149,7 +151,7 @@ export function runTool(
     const child = spawn(file, argv, {
       cwd: run.workDir,
       // Caches and profiles go to the sandbox's private /tmp, or to the job's folder without a sandbox.
-      env: toolEnvironment(sandboxed ? '/tmp' : jobDir),
+      env: { ...toolEnvironment(sandboxed ? '/tmp' : jobDir), ...options.env },
       detached: true, // its own process group, so one kill reaches everything it forks
       stdio: [
         options.stdin === undefined ? 'ignore' : 'pipe',

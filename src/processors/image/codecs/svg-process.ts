@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Metadata } from 'sharp';
 import { UnprocessableInputError } from '../../../errors/catalog.ts';
+import { nodeChildEnvironment } from '../../shared/node-child.ts';
 import { runTool, type ToolRun } from '../../shared/run-tool.ts';
 import type { FilterLoad } from './svg-filters.ts';
 
@@ -39,6 +40,7 @@ async function runChild(args: string[], run: ToolRun): Promise<Record<string, un
       captureStdout: true,
       limits: { memoryBytes: MEMORY_BYTES },
       programFiles: CHILD_FILES,
+      env: nodeChildEnvironment(CHILD_FILES),
     },
   );
   const reply = JSON.parse(stdout) as Record<string, unknown>;
