@@ -1,9 +1,10 @@
 /**
- * LibreOffice headless conversions, each through the shared tool runner: its own profile directory (two
- * soffice processes sharing one profile make the second exit 1 with no output), the job's directory as
- * cwd, a memory limit, and the whole process group killed at the deadline or on abort (soffice.bin is a
- * child of the soffice launcher). Macros do not run: a fresh profile has LibreOffice's default macro
- * security (only signed macros from trusted sources), and a headless conversion never asks to enable them.
+ * LibreOffice headless conversions, each through the shared tool runner: its own profile directory in the
+ * job's folder (two soffice processes sharing one profile make the second exit 1 with no output), a private
+ * copy of the process's template (office-template.ts: LibreOffice's first start, done once per process), the
+ * job's directory as cwd, a memory limit, and the whole process group killed at the deadline or on abort
+ * (soffice.bin is a child of the soffice launcher). Macros do not run: the profile disables them at the
+ * highest security level (office-profile.ts), and a headless conversion never asks to enable them.
  * No network and no file outside the job: LibreOffice would fetch the URLs a document links (pictures, OLE
  * objects; measured: an ODT linking http://127.0.0.1/ made it send OPTIONS and GET there) and read the
  * `file:///` ones, so it runs in the tool runner's sandbox like every tool, with a network namespace whose
@@ -18,14 +19,19 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { UnprocessableInputError } from '../../errors/catalog.ts';
+import { Deadline } from '../shared/deadline.ts';
 import { runTool, type ToolRun } from '../shared/run-tool.ts';
 import { dropExternalLinks } from './external-links.ts';
-import { writeOfficeProfile } from './office-profile.ts';
+import { OfficeProfiles } from './office-template.ts';
 import { dropRtfFileFields } from './rtf-links.ts';
 import { readZip, writeZip, type ZipLimits } from './zip.ts';
 
-export interface OfficeRun extends ToolRun {
+/** What one soffice run needs: the tool run and LibreOffice's memory limit. */
+interface SofficeRun extends ToolRun {
   memoryBytes: number;
+}
+
+export interface OfficeRun extends SofficeRun {
   /** The part and size limits a document's ZIP container is read within. */
   zip: ZipLimits;
 }
@@ -123,14 +129,40 @@ async function officeFolder(run: OfficeRun): Promise<string> {
   return dir;
 }
 
+/**
+ * The process's profiles (office-template.ts): the template is made by this module's own conversion of a
+ * one-word RTF to PDF, in the template's folder and with no job's signal, so a job that is cancelled while it
+ * waits does not stop it for the others.
+ */
+export const officeProfiles = new OfficeProfiles(async (folder, memoryBytes) => {
+  const named = join(folder, 'template.rtf');
+  await writeFile(named, '{\\rtf1\\ansi Presso}');
+  const run: SofficeRun = {
+    deadline: new Deadline(TEMPLATE_TIME_MS, "LibreOffice's profile template"),
+    signal: new AbortController().signal,
+    workDir: folder,
+    jobDir: folder,
+    memoryBytes,
+  };
+  // In `<folder>/profile`, the fresh profile OfficeProfiles wrote.
+  await runSoffice(named, 'rtf', 'pdf', run, async () => {});
+});
+
+/** A trivial document's first start takes 1–2 s; this is only the bound of a stuck one. */
+const TEMPLATE_TIME_MS = 120_000;
+
+/** Writes a run's profile folder; by default a copy of the process's template. */
+type PrepareProfile = (profile: string) => Promise<unknown>;
+
 /** One soffice run converting `named` (in a folder of its own, named with its extension) to `format`. */
 async function runSoffice(
   named: string,
   inputFormat: string,
   format: string,
-  run: OfficeRun,
+  run: SofficeRun,
+  prepare?: PrepareProfile,
 ): Promise<string> {
-  const [written] = await runSofficeMany([named], inputFormat, format, run);
+  const [written] = await runSofficeMany([named], inputFormat, format, run, prepare);
   // soffice exits 0 even when the import failed: the output file is the only proof of success.
   if (written === undefined) throw new UnprocessableInputError(`LibreOffice could not open the document.`);
   return written;
@@ -138,13 +170,15 @@ async function runSoffice(
 
 /**
  * One soffice run converting every file of `named` (all in one folder, distinct names, one extension) to
- * `format`: the output of each, or undefined where LibreOffice wrote none (it goes on to the next file).
+ * `format`: the output of each, or undefined where LibreOffice wrote none (it goes on to the next file). Its
+ * profile is `<that folder>/profile`, written by `prepare`.
  */
 async function runSofficeMany(
   named: readonly string[],
   inputFormat: string,
   format: string,
-  run: OfficeRun,
+  run: SofficeRun,
+  prepare: PrepareProfile = (profile) => officeProfiles.prepare(profile, run.memoryBytes),
 ): Promise<(string | undefined)[]> {
   const dir = dirname(named[0] ?? run.workDir);
   const outDir = join(dir, `out-${inputFormat}-${format}`);
@@ -152,7 +186,7 @@ async function runSofficeMany(
   const filter = format === 'pdf' ? 'pdf' : FILTERS[format];
   if (filter === undefined) throw new Error(`no LibreOffice filter for ${format}`);
   const profile = join(dir, 'profile');
-  await writeOfficeProfile(profile);
+  await prepare(profile);
   const args = [
     `-env:UserInstallation=file://${profile}`,
     '--headless',

@@ -17,6 +17,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
+import {
+  START_SETTINGS,
+  settingsFile,
+  settingsXcu,
+} from '../../../src/processors/document/office-profile.ts';
 import type { ProcessRequest } from '../../../src/processors/processor.ts';
 import { corpus } from '../../support/corpus.ts';
 import { smallCorpus } from '../../support/small-corpus.ts';
@@ -93,10 +98,15 @@ export function sofficeAll(inputs: readonly string[], filter: string, outDir: st
     copyFileSync(inputs[i]!, source);
     return source;
   });
+  // Only the start's settings (no render tests at every start), not the processor's safety ones: a fixture is
+  // the document as LibreOffice makes it.
+  const profile = join(outDir, 'profile');
+  mkdirSync(join(profile, 'user'), { recursive: true });
+  writeFileSync(settingsFile(profile), settingsXcu(START_SETTINGS));
   execFileSync(
     'soffice',
     [
-      `-env:UserInstallation=file://${join(outDir, 'profile')}`,
+      `-env:UserInstallation=file://${profile}`,
       '--headless',
       '--convert-to',
       filter,

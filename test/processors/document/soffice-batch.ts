@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { START_SETTINGS, settingItem } from '../../../src/processors/document/office-profile.ts';
 import { scaledMs } from '../../support/time-scale.ts';
 
 export interface BatchConversion {
@@ -50,17 +51,18 @@ const MACRO = `Sub All(list As String)
   StarDesktop.terminate()
 End Sub`;
 
-/** Settings a set-up profile has; without them LibreOffice's first start replaces `user/basic`. */
+/**
+ * Settings a set-up profile has; without them LibreOffice's first start replaces `user/basic`. With the
+ * start's own settings (office-profile.ts: no graphics render tests).
+ */
 const PREFS = (buildId: string) =>
   [
-    ['/org.openoffice.Office.Common/Misc', 'FirstRun', 'false'],
-    ['/org.openoffice.Setup/Office', 'ooSetupInstCompleted', 'true'],
-    ['/org.openoffice.Setup/Office', 'LastCompatibilityCheckID', buildId],
+    { path: '/org.openoffice.Office.Common/Misc', name: 'FirstRun', value: 'false' },
+    { path: '/org.openoffice.Setup/Office', name: 'ooSetupInstCompleted', value: 'true' },
+    { path: '/org.openoffice.Setup/Office', name: 'LastCompatibilityCheckID', value: buildId },
+    ...START_SETTINGS,
   ]
-    .map(
-      ([path, name, value]) =>
-        `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
-    )
+    .map(settingItem)
     .join('');
 
 const escapeXml = (text: string) =>
