@@ -1,8 +1,9 @@
 /**
  * The second layer on its own: LibreOffice started on a profile written by writeOfficeProfile keeps every
- * setting (it drops keys its schema does not know when it rewrites the file, so a misspelt key would be
- * gone), and with it a DOCX picture linked to a local file is not drawn, where the default profile draws it
- * (the document itself is not cleaned here).
+ * setting as written (it drops keys its schema does not know when it rewrites the file, so a misspelt key
+ * would be gone), and with it a DOCX picture linked to a local file is not drawn, where the default profile
+ * draws it (the document itself is not cleaned here); so it is not on a copy of the process's template
+ * (office-template.ts), which every conversion starts from.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,7 +11,12 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import sharp from 'sharp';
-import { OFFICE_SETTINGS, writeOfficeProfile } from '../../../src/processors/document/office-profile.ts';
+import { officeProfiles } from '../../../src/processors/document/libreoffice.ts';
+import {
+  OFFICE_SETTINGS,
+  settingItem,
+  writeOfficeProfile,
+} from '../../../src/processors/document/office-profile.ts';
 import { docx, relationship, wordPicture } from '../../security/office-link-documents.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { scaledMs } from '../../support/time-scale.ts';
@@ -60,9 +66,13 @@ describe('LibreOffice profile', () => {
     const profile = join(scratch(), 'profile');
     assert.equal(await redPixels(input, profile, true), 0);
     const rewritten = readFileSync(join(profile, 'user', 'registrymodifications.xcu'), 'utf8');
-    for (const { path, name } of OFFICE_SETTINGS) {
-      assert.ok(rewritten.includes(`<item oor:path="${path}"><prop oor:name="${name}"`), `${path}/${name}`);
+    for (const setting of OFFICE_SETTINGS) {
+      assert.ok(rewritten.includes(settingItem(setting)), `${setting.path}/${setting.name}`);
     }
+    // The process's template (made by a real sandboxed run), as each conversion gets it: the same settings.
+    const copy = join(scratch(), 'copy');
+    assert.equal(await officeProfiles.prepare(copy, 2 * 1024 ** 3), 'copy');
+    assert.equal(await redPixels(input, copy, false), 0);
     assert.ok(
       (await redPixels(input, join(scratch(), 'default'), false)) > 0,
       'the default profile draws it',
