@@ -129,6 +129,9 @@ async function officeFolder(run: OfficeRun): Promise<string> {
   return dir;
 }
 
+/** A trivial document's first start takes 1–2 s; this is only the bound of a stuck one. */
+const TEMPLATE_TIME_MS = 120_000;
+
 /**
  * The process's profiles (office-template.ts): the template is made by this module's own conversion of a
  * one-word RTF to PDF, in the template's folder and with no job's signal, so a job that is cancelled while it
@@ -147,9 +150,6 @@ export const officeProfiles = new OfficeProfiles(async (folder, memoryBytes) => 
   // In `<folder>/profile`, the fresh profile OfficeProfiles wrote.
   await runSoffice(named, 'rtf', 'pdf', run, async () => {});
 });
-
-/** A trivial document's first start takes 1–2 s; this is only the bound of a stuck one. */
-const TEMPLATE_TIME_MS = 120_000;
 
 /** Writes a run's profile folder; by default a copy of the process's template. */
 type PrepareProfile = (profile: string) => Promise<unknown>;

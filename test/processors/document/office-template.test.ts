@@ -199,7 +199,10 @@ describe('LibreOffice profile template', () => {
     // The same page, pixel for pixel, and the same text as a fresh profile's run (today's fallback).
     const freshProfile = join(scratch(), 'fresh-profile');
     await writeOfficeProfile(freshProfile);
-    const odt = join(jobs[0]!.workDir, readdirSync(jobs[0]!.workDir).sort().at(-1)!, 'document.odt');
+    // The cleaned ODT the job's second run converted.
+    const odt = readdirSync(jobs[0]!.workDir)
+      .map((folder) => join(jobs[0]!.workDir, folder, 'document.odt'))
+      .find((path) => existsSync(path))!;
     const freshOut = join(scratch(), 'fresh-out');
     execFileSync(
       'soffice',
