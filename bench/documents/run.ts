@@ -13,6 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { detectFile } from '../../src/media/detect.ts';
 import { createDocumentProcessor } from '../../src/processors/document/document-processor.ts';
+import { START_SETTINGS, settingsFile, settingsXcu } from '../../src/processors/document/office-profile.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import { readPnm } from '../../src/processors/pdf/pnm.ts';
@@ -162,6 +163,9 @@ writeFileSync(
 );
 const made = ['docx:MS Word 2007 XML', 'odt'].map((filter) => {
   const out = join(scratch, 'office', filter.split(':')[0]!);
+  // The start's settings only (no graphics render tests at the start): the document as LibreOffice makes it.
+  mkdirSync(join(out, 'profile', 'user'), { recursive: true });
+  writeFileSync(settingsFile(join(out, 'profile')), settingsXcu(START_SETTINGS));
   execFileSync(
     'soffice',
     [
