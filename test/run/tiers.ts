@@ -74,6 +74,7 @@ export const HEAVY: readonly string[] = [
   'test/processors/pdf/pdf.test.ts',
   'test/processors/archive/archive.test.ts',
   'test/security/archive-links.test.ts',
+  'test/security/regex-source.test.ts', // recheck's ReDoS analysis of every pattern of src/: 4.5-4.9 CPU-s
   'test/stores/stores.test.ts',
   // CPU: real encodes of every format, archives at every level, three store emulators (4.1-5.9 CPU-s each
   // measured on a quiet machine; the fast tier's sum must stay under a minute on two cores)
