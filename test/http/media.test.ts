@@ -169,7 +169,8 @@ describe('queue lanes', () => {
   before(async () => {
     presso = await buildTestApp({
       processors: [createVideoProcessor(), createAudioProcessor(), createImageProcessor()],
-      env: { PRESSO_WORKERS: '1', PRESSO_MEDIA_WORKERS: '1' },
+      // No grace at the close: the video left encoding is aborted, not given 2 s of both cores.
+      env: { PRESSO_WORKERS: '1', PRESSO_MEDIA_WORKERS: '1', PRESSO_SHUTDOWN_GRACE: '0s' },
     });
   });
   after(() => presso?.close());
