@@ -14,7 +14,7 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { createVideoProcessor } from '../../src/processors/video/video-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
-import { audioStream, makeClip, makeTone, probe, videoStream } from '../support/media.ts';
+import { audioStream, FAST_ENCODE, makeClip, makeTone, probe, videoStream } from '../support/media.ts';
 import { useScratch } from '../support/scratch.ts';
 import { until } from '../support/until.ts';
 
@@ -169,14 +169,20 @@ describe('queue lanes', () => {
   before(async () => {
     presso = await buildTestApp({
       processors: [createVideoProcessor(), createAudioProcessor(), createImageProcessor()],
-      env: { PRESSO_WORKERS: '1', PRESSO_MEDIA_WORKERS: '1' },
+      // No grace at the close: the video left encoding is aborted, not given 2 s of both cores.
+      env: { PRESSO_WORKERS: '1', PRESSO_MEDIA_WORKERS: '1', PRESSO_SHUTDOWN_GRACE: '0s' },
     });
   });
   after(() => presso?.close());
 
   test('a video being encoded does not hold the image worker: an image upload is answered meanwhile', async () => {
     // Minutes of 640×360 encoding at medium: far longer than one small image, whatever the load.
-    const clip = makeClip(join(scratch(), 'long.mp4'), { seconds: 30, width: 640, height: 360 });
+    const clip = makeClip(join(scratch(), 'long.mp4'), {
+      seconds: 30,
+      width: 640,
+      height: 360,
+      encode: FAST_ENCODE,
+    });
     const video = await presso.upload(clip, {
       video: { compression: 'medium', format: 'webm' },
       async: true,

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, type TestContext, test } from 'node:test';
+import { after, describe, type TestContext, test } from 'node:test';
 import sharp from 'sharp';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { useScratch } from '../support/scratch.ts';
@@ -65,24 +65,53 @@ async function attack(
   return found;
 }
 
+interface Planted {
+  presso: TestPresso;
+  targets: CanaryTargets;
+}
+
+async function startPlanted(env: Record<string, string>): Promise<Planted> {
+  const presso = await startTestPresso(env);
+  try {
+    return { presso, targets: await plantCanaries(presso.dataDir) };
+  } catch (error) {
+    await presso.stop();
+    throw error;
+  }
+}
+
+async function stopPlanted(server: Planted): Promise<void> {
+  removeCanaries(server.targets);
+  await server.presso.stop();
+}
+
 async function withServer(
   env: Record<string, string>,
   body: (presso: TestPresso, targets: CanaryTargets) => Promise<void>,
 ): Promise<void> {
-  const presso = await startTestPresso(env);
-  let targets: CanaryTargets | undefined;
+  const server = await startPlanted(env);
   try {
-    targets = await plantCanaries(presso.dataDir);
-    await body(presso, targets);
+    await body(server.presso, server.targets);
   } finally {
-    removeCanaries(targets);
-    await presso.stop();
+    await stopPlanted(server);
   }
 }
 
 describe('canary: no planted file reaches an output or a message', () => {
+  // One sandboxed server (the default) for the attack and the control: a start less.
+  let sandboxed: Promise<Planted> | undefined;
+  const withSandboxed = async (body: (presso: TestPresso, targets: CanaryTargets) => Promise<void>) => {
+    sandboxed ??= startPlanted({});
+    const { presso, targets } = await sandboxed;
+    await body(presso, targets);
+  };
+  after(async () => {
+    const server = await sandboxed?.catch(() => undefined);
+    if (server !== undefined) await stopPlanted(server);
+  });
+
   test('with the sandbox (the default), no hostile input of any kind reveals a canary', async (t) => {
-    await withServer({}, async (presso, targets) => {
+    await withSandboxed(async (presso, targets) => {
       const health = (await (await presso.request('/healthz', { auth: false })).json()) as {
         sandbox: string;
       };
@@ -116,7 +145,7 @@ describe('canary: no planted file reaches an output or a message', () => {
   });
 
   test('the detectors see a canary that is really in an output (the test can fail)', async () => {
-    await withServer({}, async (presso, targets) => {
+    await withSandboxed(async (presso, targets) => {
       const dir = scratch();
       // A ZIP that holds the text canary's content as a member, and a PNG of the JPEG canary's picture.
       const folder = join(dir, 'control');

@@ -25,6 +25,12 @@ export interface ClipOptions {
   audio?: boolean;
 }
 
+/**
+ * H.264 (CRF 12) and AAC written fast, x264's `ultrafast` (a fifth of its default preset's CPU): for a
+ * clip whose length and frame size matter and not how it was compressed (a long job's input).
+ */
+export const FAST_ENCODE = '-c:v libx264 -preset ultrafast -crf 12 -pix_fmt yuv420p -c:a aac'.split(' ');
+
 /** A moving test pattern (and a tone), encoded as asked. */
 export function makeClip(path: string, options: ClipOptions = {}): string {
   const { width = 128, height = 96, seconds = 2, fps = 25, audio = true } = options;
@@ -128,4 +134,45 @@ export async function runProcessor(
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
   return { ...result, inputSize, outputSize: (await stat(result.path)).size, workDir };
+}
+
+type Run = Awaited<ReturnType<typeof runProcessor>>;
+
+/**
+ * Processor results by input and params, for the tests of a file that only read an output: the same
+ * request is processed once per file, whichever test asks first. A test about running twice (determinism)
+ * calls runProcessor itself for its second run.
+ */
+export function sharedRuns(
+  processor: Processor,
+): (path: string, params?: Record<string, unknown>) => Promise<Run> {
+  const runs = new Map<string, Promise<Run>>();
+  return (path, params = {}) => {
+    const key = `${path}\n${stableJson(params)}`;
+    let run = runs.get(key);
+    if (run === undefined) {
+      run = runProcessor(processor, path, params);
+      runs.set(key, run);
+    }
+    return run;
+  };
+}
+
+/** JSON with every object's keys sorted: the same params written in another order are the same request. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A value computed once, on first use: an input or a run several tests of a file share. */
+export function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }

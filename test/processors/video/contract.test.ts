@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { videoModule } from '../../../src/processors/video/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { makeClip, probe, videoStream } from '../../support/media.ts';
+import { FAST_ENCODE, makeClip, probe, videoStream } from '../../support/media.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
 const dir = await mkdtemp(join(tmpdir(), 'presso-video-contract-'));
@@ -45,7 +45,7 @@ processorContract(
     corrupt: [cut, damagedPath],
     // VP9 at medium on a 6 s 640×360 clip runs for seconds: every abort lands mid-run.
     slow: {
-      path: makeClip(join(dir, 'slow.mp4'), { width: 640, height: 360, seconds: 6 }),
+      path: makeClip(join(dir, 'slow.mp4'), { width: 640, height: 360, seconds: 6, encode: FAST_ENCODE }),
       params: { format: 'webm', compression: 'medium' },
     },
     async verifyOutput(result) {

@@ -15,9 +15,11 @@ import { DEFAULT_VIDEO_LIMITS, videoDecodeBounds } from '../../../src/processors
 import { encodeToLevel, WHOLE_CHECK_SECONDS } from '../../../src/processors/video/encode-to-level.ts';
 import {
   proxyFrame,
+  SEGMENTS,
   SSIM_TARGET_DB,
   SSIMULACRA2_TARGET,
   searchCrf,
+  segmentStarts,
 } from '../../../src/processors/video/quality-search.ts';
 import { duration, makeClip, probe, videoStream } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
@@ -40,16 +42,28 @@ it('sizes the proxy to at most 160,000 pixels by a whole factor, even sides', ()
   assert.deepEqual(proxyFrame(320, 240), { width: 320, height: 240, factor: 1 });
 });
 
-// Whole-output checks (2 and 5 s) and a segment check (10 s, past WHOLE_CHECK_SECONDS). Small frames'
-// determinism under load has its own test (determinism.test.ts).
+// Whole-output checks (2 s: the whole part searched; 4 s: sampled segments searched) and a segment check
+// (10 s, past WHOLE_CHECK_SECONDS). 480×360 is past PROXY_PIXELS, so the search runs on a half-size proxy
+// and the full-size check is the one that counts. Small frames' determinism under load has its own test
+// (determinism.test.ts).
 for (const [seconds, width, height] of [
-  [2, 640, 480],
-  [5, 640, 480],
-  [10, 640, 480],
+  [2, 480, 360],
+  [4, 480, 360],
+  [10, 480, 360],
 ] as const) {
   it(`meets the level at full size on a ${seconds} s clip at ${width}×${height}, the same bytes twice`, async () => {
     assert.equal(seconds <= WHOLE_CHECK_SECONDS, seconds < 10);
-    const clip = makeClip(join(scratch(), `clip-${seconds}.mp4`), { seconds, width, height, audio: false });
+    assert.equal(segmentStarts(0, seconds).length, seconds === 2 ? 1 : SEGMENTS);
+    assert.equal(proxyFrame(width, height).factor, 2);
+    // A high-quality source (CRF 12) made fast: x264's `veryfast` costs a fifth of its default here.
+    const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '12', '-pix_fmt', 'yuv420p'];
+    const clip = makeClip(join(scratch(), `clip-${seconds}.mp4`), {
+      seconds,
+      width,
+      height,
+      audio: false,
+      encode,
+    });
     const hashes: string[] = [];
     for (const attempt of [0, 1]) {
       const workDir = await mkdtemp(join(scratch(), `work-${seconds}-${attempt}-`));
