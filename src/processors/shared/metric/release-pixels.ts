@@ -20,13 +20,15 @@ import { runInNewContext } from 'node:vm';
 export const RELEASE_BYTES = 32 * 1024 * 1024;
 
 /**
- * Collections tried, each followed by a wait of up to COLLECTION_WAIT_MS for the decode to be found dead: in
- * `presso serve` the first collection, made as soon as the decode is dropped, still found it reachable in
- * half the runs of a 49 MP PNG to JPEG (something of the decode's own promise, it seems, let go a turn
- * later), and the second collected it.
+ * Collections tried, each followed by up to COLLECTION_TURNS turns of the event loop for the decode to be
+ * found dead: in `presso serve` the first collection, made as soon as the decode is dropped, still found it
+ * reachable in half the runs of a 49 MP PNG to JPEG (something of the decode's own promise, it seems, let go
+ * a turn later), and the second collected it. Counted in turns, not milliseconds: the finalizer runs as a
+ * task of the loop, so on a busy machine a timed wait ran out before it did (the memory test then saw
+ * 35 MB still held), while a turn-counted wait gives it the same chances whatever the load.
  */
 const COLLECTIONS = 4;
-const COLLECTION_WAIT_MS = 50;
+const COLLECTION_TURNS = 20;
 
 setFlagsFromString('--expose-gc');
 /** V8's `gc` extension: a major collection, or with `flavor: 'last-resort'` the memory-reducing one. */
@@ -46,7 +48,7 @@ export function watchPixels(pixels: ArrayBufferView): DroppedPixels {
   return { bytes: pixels.byteLength, collected: promise };
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Once the caller holds no reference to the watched decode: collects garbage until the decode has been
@@ -55,11 +57,15 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export async function releasePixels(dropped: DroppedPixels): Promise<void> {
   if (dropped.bytes < RELEASE_BYTES) return;
-  const collectedNow = dropped.collected.then(() => true);
-  for (let attempt = 0; attempt < COLLECTIONS; attempt++) {
+  let gone = false;
+  void dropped.collected.then(() => {
+    gone = true;
+  });
+  for (let attempt = 0; attempt < COLLECTIONS && !gone; attempt++) {
     collect();
-    if (await Promise.race([collectedNow, delay(COLLECTION_WAIT_MS).then(() => false)])) break;
+    for (let turns = 0; turns < COLLECTION_TURNS && !gone; turns++) await turn();
   }
-  await delay(1);
+  // One more turn for the finalizer that frees the decode's memory.
+  await turn();
   collect({ type: 'major', flavor: 'last-resort' });
 }
