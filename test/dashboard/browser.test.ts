@@ -2,18 +2,28 @@
  * The dashboard's pages that need no session, in headless Chromium against the real service over HTTPS:
  * the sign-in page and an invitation link, at phone and desktop widths, accessible (axe-core, keyboard
  * order, focus), and held to the Content-Security-Policy (an injected inline script does not run and is
- * reported; the pages themselves cause no violation).
+ * reported; the pages themselves cause no violation). One browser context (no test signs in): each test a
+ * page of its own in it, as a page costs ~0.4 CPU-s here and a context with its renderer ~1.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { until } from '../support/until.ts';
-import { checkPage, cspViolations, launchBrowser, openContext } from './browser.ts';
+import {
+  checkPage,
+  cspViolations,
+  type DashboardPage,
+  launchBrowser,
+  openContext,
+  openSibling,
+} from './browser.ts';
 import { ensureDashboardBuilt } from './build.ts';
 
 let presso: TestPresso;
 let browser: Browser;
+/** The first test's page: the later tests open theirs in its context. */
+let first: DashboardPage;
 
 before(async () => {
   ensureDashboardBuilt();
@@ -27,6 +37,7 @@ after(async () => {
 
 test('the sign-in page: labelled fields in keyboard order, an error shown to assistive technology', async () => {
   const view = await openContext(browser, presso.url, 390);
+  first = view;
   const { page } = view;
   await page.goto('/dashboard/');
   const heading = page.getByRole('heading', { level: 1, name: 'Sign in to Presso' });
@@ -66,20 +77,19 @@ test('the sign-in page: labelled fields in keyboard order, an error shown to ass
   await alert.waitFor();
   assert.notEqual((await alert.textContent())?.trim(), '');
   assert.deepEqual(await cspViolations(view), []);
-  await view.context.close();
 });
 
 test('an invitation link that is not valid says so, at both widths, accessibly', async () => {
-  const view = await openContext(browser, presso.url, 1280);
+  const view = await openSibling(first, 1280);
   await view.page.goto('/dashboard/#/invite/not-a-real-token');
   await view.page.getByRole('heading', { level: 1, name: 'Accept your invitation' }).waitFor();
   await view.page.getByRole('alert').waitFor();
   await checkPage(view, 'invite-unknown');
-  await view.context.close();
+  await view.page.close();
 });
 
 test('the CSP is enforced in the browser: an injected inline script does not run, and the violation is seen', async () => {
-  const view = await openContext(browser, presso.url);
+  const view = await openSibling(first);
   await view.page.goto('/dashboard/');
   await view.page.getByRole('heading', { level: 1 }).waitFor();
   const ran = await view.page.evaluate(() => {
@@ -101,7 +111,7 @@ test('the CSP is enforced in the browser: an injected inline script does not run
     return violations.length > 0 ? violations : undefined;
   }, 'the violation event');
   assert.match(seen.join('\n'), /script-src/);
-  await view.context.close();
+  await view.page.close();
 });
 
 test('no page of this run reported a CSP violation to the service but the one injected on purpose', () => {

@@ -57,6 +57,21 @@ export async function openContext(browser: Browser, baseUrl: string, width = 128
   });
   // Playwright's 30 s default for an action or a page load is a hang guard here, scaled for a busy machine.
   context.setDefaultTimeout(scaledMs(120_000));
+  return openPageIn(context);
+}
+
+/**
+ * Another page in `view`'s context (the same cookies), at `width`. A context costs a renderer process of its
+ * own (~1 CPU-s here to start and load the dashboard, against ~0.4 for a page of an open context): pages that
+ * need no other cookies open here.
+ */
+export async function openSibling(view: DashboardPage, width = 1280): Promise<DashboardPage> {
+  const sibling = await openPageIn(view.context);
+  await sibling.page.setViewportSize({ width, height: 900 });
+  return sibling;
+}
+
+async function openPageIn(context: BrowserContext): Promise<DashboardPage> {
   const page = await context.newPage();
   const violations: string[] = [];
   const failures: string[] = [];
@@ -87,19 +102,12 @@ export async function cspViolations(view: DashboardPage): Promise<string[]> {
   return [...events, ...view.violations];
 }
 
-/** A full-page screenshot at each width into test-artifacts/dashboard/<name>-<width>.png; returns the paths. */
-export async function screenshots(page: Page, name: string): Promise<string[]> {
+/** A full-page screenshot at the current width into test-artifacts/dashboard/<name>-<width>.png. */
+async function screenshot(page: Page, name: string, width: number): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const original = page.viewportSize();
-  const paths: string[] = [];
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    const path = join(ARTIFACTS, `${name}-${width}.png`);
-    await page.screenshot({ path, fullPage: true });
-    paths.push(path);
-  }
-  if (original) await page.setViewportSize(original);
-  return paths;
+  const path = join(ARTIFACTS, `${name}-${width}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
 }
 
 /** The page's width overflow at the current viewport: content wider than the screen scrolls sideways. */
@@ -123,10 +131,12 @@ export interface AxeViolation {
 
 /**
  * axe-core's WCAG 2.x A/AA rules over the page as it is now; returns the serious and critical violations.
- * The source is evaluated through the DevTools protocol, which the page's CSP does not apply to.
+ * The source is evaluated through the DevTools protocol, which the page's CSP does not apply to; once per
+ * document (~0.14 CPU-s an evaluation here, more than a run): the dashboard's pages are one document, its
+ * routes hash changes, so a file's checks mostly reuse the axe of their first.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(axeSource);
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     type Result = {
       violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
@@ -155,15 +165,18 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
  */
 export async function checkPage(view: DashboardPage, name: string): Promise<void> {
   const problems: string[] = [];
-  await screenshots(view.page, name);
+  const original = view.page.viewportSize();
+  // One layout per width for all its checks: the screenshot, axe and the overflow see the same page.
   for (const width of WIDTHS) {
     await view.page.setViewportSize({ width, height: 900 });
+    await screenshot(view.page, name, width);
     for (const v of await seriousAxeViolations(view.page)) {
       problems.push(`axe at ${width}px: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(', ')}`);
     }
     const overflow = await horizontalOverflow(view.page);
     if (overflow > 0) problems.push(`at ${width}px the page is ${overflow}px wider than the screen`);
   }
+  if (original) await view.page.setViewportSize(original);
   for (const violation of await cspViolations(view)) problems.push(`CSP: ${violation}`);
   problems.push(...view.failures);
   if (problems.length > 0) throw new Error(`${name}:\n${problems.join('\n')}`);

@@ -21,11 +21,29 @@ export async function signInView(
   const view = await openContext(browser, presso.url, width);
   view.page.on('dialog', (dialog) => void dialog.accept());
   await view.page.goto('/dashboard/#/sign-in');
+  await signInWithForm(view, email);
+  return view;
+}
+
+/**
+ * The same browser as another user: its cookies cleared (the session gone, as in a fresh context) and the
+ * page loaded anew (no state of the previous user's page kept), then signed in with the form. A new context
+ * costs a renderer process of its own (~1 CPU-s here), this a reload (~0.2).
+ */
+export async function switchUser(view: DashboardPage, email: string): Promise<DashboardPage> {
+  await view.context.clearCookies();
+  await view.page.goto('/dashboard/#/sign-in');
+  await view.page.reload();
+  await view.page.getByRole('heading', { level: 1, name: 'Sign in to Presso' }).waitFor();
+  await signInWithForm(view, email);
+  return view;
+}
+
+async function signInWithForm(view: DashboardPage, email: string): Promise<void> {
   await view.page.getByLabel('Email').fill(email);
   await view.page.getByLabel('Password').fill(PASSWORD);
   await view.page.getByRole('button', { name: 'Sign in' }).click();
   await view.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  return view;
 }
 
 export async function openPage(view: DashboardPage, hash: string, title: string) {

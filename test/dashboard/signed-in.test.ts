@@ -3,18 +3,24 @@
  * dashboard users: sign-in (cookie flags, session id rotated), the pages at phone and desktop widths with
  * axe-core and no CSP violation, the webhook secret shown once on rotation, a member who cannot change keys or
  * connectors, an operator who changes an account's rate limit, sign-out, and two accounts side by side.
+ * Two browser contexts in all (each a renderer process, ~1 CPU-s): the owner's, and one whose cookies are
+ * cleared to be the member, the operator, then the second account's owner.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import type { UserRole } from '../../src/users/user-store.ts';
+import { PASSWORD } from '../support/dashboard.ts';
 import { startTestPresso, type TestPresso } from '../support/presso.ts';
 import { checkPage, cspViolations, type DashboardPage, launchBrowser, openContext } from './browser.ts';
 import { ensureDashboardBuilt } from './build.ts';
+import { makeUser, openPage, signInView, switchUser } from './signed-in-view.ts';
 
 let presso: TestPresso;
 let browser: Browser;
-const PASSWORD = 'correct horse battery staple';
+/** The owner's context, signed in by the first test; the webhook and sign-out tests go on in it. */
+let owner: DashboardPage;
+/** The member's context, then the operator's, then the second account's owner's. */
+let another: DashboardPage;
 
 before(async () => {
   ensureDashboardBuilt();
@@ -26,33 +32,10 @@ after(async () => {
   await presso?.stop();
 });
 
-async function user(accountId: string, email: string, role: UserRole) {
-  await presso.services.users.createUser(accountId, email, role, PASSWORD);
-  return email;
-}
-
-/** Opens the dashboard in a new context (its own cookies) and signs in through the form. */
-async function signIn(email: string, width = 1280): Promise<DashboardPage> {
-  const view = await openContext(browser, presso.url, width);
-  view.page.on('dialog', (dialog) => void dialog.accept());
-  await view.page.goto('/dashboard/#/sign-in');
-  await view.page.getByLabel('Email').fill(email);
-  await view.page.getByLabel('Password').fill(PASSWORD);
-  await view.page.getByRole('button', { name: 'Sign in' }).click();
-  await view.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  return view;
-}
-
-async function openPage(view: DashboardPage, hash: string, title: string) {
-  await view.page.goto(`/dashboard/#/${hash}`);
-  await view.page.getByRole('heading', { level: 1, name: title }).waitFor();
-  // Let the page's requests settle so the screenshot and the checks see the loaded page.
-  await view.page.waitForLoadState('networkidle');
-}
-
 test('an owner signs in: the cookie is HttpOnly, Secure, SameSite=Strict and a new id; the pages pass', async () => {
-  const email = await user(presso.account.id, 'owner@example.test', 'owner');
+  const email = await makeUser(presso, presso.account.id, 'owner@example.test', 'owner');
   const view = await openContext(browser, presso.url);
+  owner = view;
   await view.context.addCookies([
     {
       name: 'presso_session',
@@ -87,11 +70,11 @@ test('an owner signs in: the cookie is HttpOnly, Secure, SameSite=Strict and a n
     await openPage(view, hash, title);
     await checkPage(view, hash);
   }
-  await view.context.close();
 });
 
 test('the webhook secret: a hint, and a rotation shows the new secret once', async () => {
-  const view = await signIn('owner@example.test', 390);
+  const view = owner;
+  await view.page.setViewportSize({ width: 390, height: 900 });
   await openPage(view, 'webhooks', 'Webhooks');
   await view.page.getByRole('button', { name: 'Rotate the secret' }).click();
   const shown = view.page.getByRole('region', { name: 'New signing secret' });
@@ -103,11 +86,16 @@ test('the webhook secret: a hint, and a rotation shows the new secret once', asy
   await view.page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
   await view.page.waitForLoadState('networkidle');
   assert.equal((await view.page.content()).includes(secret), false, 'the secret is not shown again');
-  await view.context.close();
+  await view.page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test('a member sees keys and connectors but has no way to change them', async () => {
-  const view = await signIn(await user(presso.account.id, 'member@example.test', 'member'));
+  another = await signInView(
+    browser,
+    presso,
+    await makeUser(presso, presso.account.id, 'member@example.test', 'member'),
+  );
+  const view = another;
   await openPage(view, 'keys', 'API keys');
   assert.equal(await view.page.getByRole('button', { name: 'Create key' }).count(), 0);
   await view.page.getByText('Members see the keys').waitFor();
@@ -135,12 +123,14 @@ test('a member sees keys and connectors but has no way to change them', async ()
   assert.equal(await view.page.getByRole('button', { name: /^Remove / }).count(), 0);
   assert.equal(await view.page.getByLabel('Role of owner@example.test').isDisabled(), true);
   await checkPage(view, 'users-member');
-  await view.context.close();
 });
 
 test("an operator changes another account's rate limit from the operator page", async () => {
   const other = await presso.createAccount('customer-b', 1000);
-  const view = await signIn(await user(presso.account.id, 'operator@example.test', 'operator'));
+  const view = await switchUser(
+    another,
+    await makeUser(presso, presso.account.id, 'operator@example.test', 'operator'),
+  );
   await openPage(view, 'operator', 'Operator');
   await checkPage(view, 'operator');
   const input = view.page.getByLabel('Rate limit of customer-b');
@@ -150,13 +140,16 @@ test("an operator changes another account's rate limit from the operator page", 
   const account = await presso.request('/1.0/account', { auth: `Bearer ${other.key}` });
   const body = (await account.json()) as { rateLimit: { limit: number } };
   assert.equal(body.rateLimit.limit, 4321);
-  await view.context.close();
 });
 
 test('sign out ends the session; another account in a second context sees only its own', async () => {
   const second = await presso.createAccount('second-account');
-  const first = await signIn('owner@example.test');
-  const other = await signIn(await user(second.account.id, 'owner-b@example.test', 'owner'));
+  const first = owner;
+  await openPage(first, 'overview', 'Overview');
+  const other = await switchUser(
+    another,
+    await makeUser(presso, second.account.id, 'owner-b@example.test', 'owner'),
+  );
   assert.match((await other.page.locator('.who').textContent()) ?? '', /second-account/);
   assert.doesNotMatch(await other.page.content(), /api-test|owner@example\.test/);
 
