@@ -42,6 +42,16 @@ if [ ! -f "$addon" ] || [ -n "$(find "$addon_dir/binding.gyp" "$addon_dir/src" -
     --nodedir="$headers" --loglevel=error >/dev/null)
 fi
 
+# TypeBox as one file (dist/vendor/typebox.mjs, the `#typebox` import of package.json), bundled by esbuild
+# when missing or older than the lock file: the package is 373 modules, and every Node process of the
+# service, its CLI and each test file loads them (measured: ~110 CPU ms a start, 3-9 ms as one file).
+typebox_bundle="dist/vendor/typebox.mjs"
+if [ ! -f "$typebox_bundle" ] || [ package-lock.json -nt "$typebox_bundle" ]; then
+  echo "setup: bundling TypeBox (esbuild)"
+  "$root/node_modules/.bin/esbuild" node_modules/typebox/build/index.mjs --bundle --format=esm --platform=node \
+    --outfile="$typebox_bundle" --log-level=warning
+fi
+
 # The dashboard (dashboard/, Vite + Preact): built into dist/dashboard when missing or older than any of its
 # sources (or the lock file, which pins Vite and Preact). The API process serves it under /dashboard/.
 dashboard_index="dist/dashboard/index.html"

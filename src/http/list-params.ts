@@ -3,7 +3,7 @@
  * and sizes. The query string is not coerced by the schema validator, so each arrives as a string and is
  * parsed here; a bad value is a 422 naming its parameter.
  */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { ValidationError } from '../errors/catalog.ts';
 
 /** Where a page ended: the last item's creation time and id. */

@@ -5,7 +5,7 @@
  * directory is low on free space (new work would fail with 507). The sandbox mode is reported so an operator
  * sees a process that runs tools unconfined.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import type { DiskSpace } from '../files/disk-space.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SandboxMode } from '../processors/shared/sandbox.ts';

@@ -2,7 +2,7 @@
  * Response schemas shared by the routes; they feed the generated OpenAPI document. A job's shapes
  * are declared in `jobs/` (the records the services build) and only re-used here.
  */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { JobStatusSchema } from '../jobs/job.ts';
 import {
   CompletedRecordSchema,

@@ -4,7 +4,7 @@
  * here; the TypeScript types are derived from them, and `http/schemas.ts` builds the response
  * schemas (so the OpenAPI document) from the same pieces.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import { type FileDescriptor, FileDescriptorSchema, type Job } from './job.ts';
 
 const JobId = Type.String({ format: 'uuid' });

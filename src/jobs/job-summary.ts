@@ -3,7 +3,7 @@
  * list `GET /1.0/jobs` shows it, and what `GET /1.0/jobs/{id}` adds to the job record: its timings and the
  * steps of its last run. Times are ISO 8601 strings, as everywhere else in the API.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import { type Job, JobStatusSchema } from './job.ts';
 
 const Time = Type.String({ format: 'date-time' });

@@ -3,7 +3,7 @@
  * also shows (the status list, a file's descriptor) are TypeBox schemas, declared once here; their
  * TypeScript types are derived from them, and the HTTP schemas re-use them.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import type { ErrorRecord } from '../errors/catalog.ts';
 import { FILE_KINDS, type FileKind } from '../media/formats.ts';
 

@@ -3,7 +3,7 @@
  * `webhook`, `store`). Its JSON Schema is built from the registered processors, so a new processor
  * extends the API, the validation and the OpenAPI document at once.
  */
-import { type TSchema, Type } from 'typebox';
+import { type TSchema, Type } from '#typebox';
 import { type FieldError, ValidationError } from '../errors/catalog.ts';
 import { FILE_KINDS } from '../media/formats.ts';
 import type { ProcessorRegistry } from '../processors/registry.ts';

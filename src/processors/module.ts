@@ -5,7 +5,7 @@
  * registry see only the `Processor` a module's factory returns. Model: gotenberg's `Module.Descriptor()`
  * (ID, flags, factory) with `Provision(ctx)` asking for what other modules provide, never for their defaults.
  */
-import type { Static, TObject, TSchema } from 'typebox';
+import type { Static, TObject, TSchema } from '#typebox';
 import type { Section } from '../config/env.ts';
 import { type FieldError, ValidationError } from '../errors/catalog.ts';
 import type { FileKind } from '../media/formats.ts';

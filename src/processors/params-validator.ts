@@ -6,7 +6,7 @@
  * Both validators are compiled on first use, so a process that never processes a kind never compiles them.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { TSchema } from 'typebox';
+import type { TSchema } from '#typebox';
 import type { FieldError } from '../errors/catalog.ts';
 import { compile, toFieldErrors } from '../validation/schema-validator.ts';
 

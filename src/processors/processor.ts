@@ -3,7 +3,7 @@
  * HTTP, accounts, queues or stores: they get local paths, their own validated parameters and an
  * abort signal, so each can be tested and reused alone.
  */
-import type { TSchema } from 'typebox';
+import type { TSchema } from '#typebox';
 import type { FieldError } from '../errors/catalog.ts';
 import type { FileKind } from '../media/formats.ts';
 

@@ -4,7 +4,7 @@
  * endpoint, the masked hint shown once credentials are stored, and how to open it. catalog.ts lists the
  * modules; nothing else names a kind. Model: imgproxy's storage/<backend>/ folders with one shared test suite.
  */
-import { type TSchema, Type } from 'typebox';
+import { type TSchema, Type } from '#typebox';
 import type { GuardedAgents } from '../outbound/guarded-agents.ts';
 import type { ExternalStore } from './external-store.ts';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
-import { type TObject, Type } from 'typebox';
+import { type TObject, Type } from '#typebox';
 import type { Env } from '../../src/config/env.ts';
 import { PressoError } from '../../src/errors/catalog.ts';
 import { detectFile } from '../../src/media/detect.ts';

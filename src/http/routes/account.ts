@@ -3,7 +3,7 @@
  * GET /1.0/usage: the account's usage per UTC day and kind of file, for the dashboard's charts.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { AccountService } from '../../accounts/account-service.ts';
 import { ValidationError } from '../../errors/catalog.ts';
 import type { RateLimiter } from '../../ratelimit/rate-limiter.ts';

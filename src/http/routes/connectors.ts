@@ -5,7 +5,7 @@
  * needs a key with the `connectors` scope; in the dashboard, creating and deleting needs the owner role.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { ConnectorService, NewConnector } from '../../connectors/connector-service.ts';
 import { STORE_KINDS } from '../../stores/catalog.ts';
 import { requireAccount } from '../request-context.ts';

@@ -5,7 +5,7 @@
  * violation is logged cut short, and the count in memory is all that grows (tests read it).
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { InvalidJsonError } from '../../errors/catalog.ts';
 import { type CspReportLog, parseCspReports } from '../csp-reports.ts';
 import { ErrorSchema } from '../schemas.ts';

@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { GoneError, NotFoundError, RangeNotSatisfiableError } from '../../errors/catalog.ts';
 import type { ByteRange, FileStore } from '../../files/file-store.ts';
 import { linkName } from '../../jobs/download-link.ts';

@@ -7,7 +7,7 @@
  * runs them unconfined. The ops listener answers the same (../readiness.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { type ReadinessDeps, ReadinessSchema, readiness, readinessStatus } from '../readiness.ts';
 
 export type HealthRouteOptions = ReadinessDeps;

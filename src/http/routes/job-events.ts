@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { NotFoundError } from '../../errors/catalog.ts';
 import { jobRecord } from '../../jobs/job-record.ts';
 import type { JobService } from '../../jobs/job-service.ts';

@@ -5,7 +5,7 @@
  * pages.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { NotFoundError } from '../../errors/catalog.ts';
 import { isFinished, type JobStatus, JobStatusSchema } from '../../jobs/job.ts';
 import { jobRecord } from '../../jobs/job-record.ts';

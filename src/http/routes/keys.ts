@@ -4,7 +4,7 @@
  * DELETE revokes one (an owner's session, or a key revoking itself). Another account's key id is 404.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { AccountService } from '../../accounts/account-service.ts';
 import { type ApiKeyRecord, KEY_SCOPES, type KeyScope } from '../../accounts/account-store.ts';
 import { ForbiddenError, NotFoundError } from '../../errors/catalog.ts';

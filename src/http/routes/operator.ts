@@ -6,7 +6,7 @@
  * metrics.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { AccountService } from '../../accounts/account-service.ts';
 import type { Account } from '../../accounts/account-store.ts';
 import type { DiskSpaceMonitor } from '../../files/disk-space.ts';

@@ -4,7 +4,7 @@
  * DELETE /1.0/sessions (sign out every session of the user). The invite routes (users.ts) end in a sign-in too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { SessionService, SignedIn } from '../../users/session-service.ts';
 import { csrfTokenFor } from '../../users/session-service.ts';
 import { USER_ROLES } from '../../users/user-store.ts';

@@ -5,7 +5,7 @@
  * Another account's user ids are 404, as unknown ones.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { ForbiddenError, NotFoundError } from '../../errors/catalog.ts';
 import type { SessionService } from '../../users/session-service.ts';
 import type { UserService } from '../../users/user-service.ts';

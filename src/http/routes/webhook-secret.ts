@@ -5,7 +5,7 @@
  * secret, so receivers switch at their pace.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { type AccountService, webhookSecretHint } from '../../accounts/account-service.ts';
 import { requireAccount } from '../request-context.ts';
 import { commonErrors } from '../schemas.ts';

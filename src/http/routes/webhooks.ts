@@ -3,7 +3,7 @@
  * account's across jobs (newest first, paged); POST .../replay resends one.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { NotFoundError, ValidationError } from '../../errors/catalog.ts';
 import type { JobService } from '../../jobs/job-service.ts';
 import type { WebhookDeliveryWithAttempts, WebhookStore } from '../../webhooks/webhook-store.ts';

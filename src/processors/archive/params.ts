@@ -1,5 +1,5 @@
 /** The `archive` parameter namespace: its JSON Schema (part of the public API, defaults included) and typed form. */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import {
   ARCHIVE_FORMATS,
   ARCHIVE_LEVELS,

@@ -2,7 +2,7 @@
  * The `audio` parameter namespace: its JSON Schema (part of the public API), the resolved form, and
  * the cross-field rules the schema cannot say.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import type { FieldError } from '../../errors/catalog.ts';
 import { resolvedTrimSchema, type Trim, trimSchema } from '../ffmpeg/trim-schema.ts';
 import type { ParamsSpec } from '../module.ts';

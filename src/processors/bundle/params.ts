@@ -1,5 +1,5 @@
 /** The `bundle` parameter namespace: its JSON Schema (part of the public API) and resolved form. */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { ParamsSpec } from '../module.ts';
 
 export const BUNDLE_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;

@@ -1,5 +1,5 @@
 /** The `trim` parameter, the same in the `video` and `audio` namespaces. */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 
 const seconds = (description: string, minimum: number, options: { default?: number } = {}) =>
   Type.Number({ minimum, maximum: 86_400, description, ...options });

@@ -2,7 +2,7 @@
  * The `image` parameter namespace: its JSON Schema (part of the public API) and the resolved form the
  * processor works with (defaults applied). Cross-field rules are in params-check.ts.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import type { ParamsSpec } from '../module.ts';
 import { checkImageParams } from './params-check.ts';
 

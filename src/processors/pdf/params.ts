@@ -2,7 +2,7 @@
  * The `pdf` parameter namespace: its JSON Schema (part of the public API, defaults included) and the typed form
  * the processor works with once the module's entry applied them (module.ts `typedProcessor`).
  */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import type { ParamsSpec } from '../module.ts';
 import { checkPdfParams } from './params-check.ts';
 

@@ -3,7 +3,7 @@
  * processor works with. Cross-field rules (container/codec pairs, what `lossless` allows) are in
  * params-check.ts.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, Type } from '#typebox';
 import { resolvedTrimSchema, type Trim, trimSchema } from '../ffmpeg/trim-schema.ts';
 
 export const VIDEO_COMPRESSION_LEVELS = ['medium', 'high', 'ultra', 'lossless'] as const;

@@ -4,7 +4,7 @@
  * the SDK (azure-store.ts, imported on first use) sees it. Azure has no per-object ACL, and `container` is its
  * word for the bucket.
  */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { COMMON_HEADERS, credentialText, storeModule } from '../store-module.ts';
 import { AZURE_NAME, AzureCredentialsError, azureEndpoint } from './azure-connection-string.ts';
 

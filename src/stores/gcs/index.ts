@@ -2,7 +2,7 @@
  * Google Cloud Storage: a service account through the JSON API (gcs-store.ts), or HMAC keys through GCS's
  * S3-compatible XML API, as a preset of the one S3 store (../s3/presets.ts `gcs`).
  */
-import { Type } from 'typebox';
+import { Type } from '#typebox';
 import { s3Credentials } from '../s3/index.ts';
 import { COMMON_HEADERS, credentialText, endpointOverride, maskedId, storeModule } from '../store-module.ts';
 import { GCS_NAME } from './json-api.ts';

@@ -4,7 +4,7 @@
  * pair its own way (B2: key id and application key; Spaces: key and secret); every one takes an `endpoint`
  * override (an S3-compatible server of the operator's own; the tests' S3 server).
  */
-import { type TSchema, Type } from 'typebox';
+import { type TSchema, Type } from '#typebox';
 import { isDnsLabel } from '../name-rules.ts';
 import {
   COMMON_HEADERS,

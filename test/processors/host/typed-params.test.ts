@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type TSchema, Type } from 'typebox';
+import { type TSchema, Type } from '#typebox';
 import { archiveParams } from '../../../src/processors/archive/params.ts';
 import { audioParams } from '../../../src/processors/audio/params.ts';
 import { bundleParams } from '../../../src/processors/bundle/params.ts';
