@@ -3,8 +3,10 @@
  * index.html revalidated on every load (`no-cache`), the hashed files under assets/ cached for a year
  * (their names change with their content). Every answer carries the strict Content-Security-Policy, so
  * nothing inline and nothing from elsewhere runs. The files are read once when the app is built and kept
- * in memory with their gzip and brotli forms (the whole build is a few hundred kilobytes), so a request
- * never touches the disk and a path can only name a file that was there.
+ * in memory (the whole build is a few hundred kilobytes), so a request never touches the disk and a path can
+ * only name a file that was there. A text file's gzip and brotli forms are made by the first request that
+ * accepts them and kept: brotli at quality 11 over the build costs about 0.1 CPU-s, which every start of
+ * the server (and of every test app) paid before, though most servers never serve the dashboard.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -36,6 +38,8 @@ interface StaticFile {
   etag: string;
   cacheControl: string;
   raw: Buffer;
+  /** Text worth compressing: its gzip and brotli forms are made when first asked for. */
+  compressible: boolean;
   gzip?: Buffer;
   br?: Buffer;
 }
@@ -59,11 +63,8 @@ export function loadDashboardFiles(dir: string): Map<string, StaticFile> | undef
       etag: `"${createHash('sha1').update(raw).digest('base64url').slice(0, 20)}"`,
       cacheControl: name.startsWith('assets/') ? IMMUTABLE : 'no-cache',
       raw,
+      compressible: COMPRESSIBLE.has(ext) && raw.length > 512,
     };
-    if (COMPRESSIBLE.has(ext) && raw.length > 512) {
-      file.gzip = gzipSync(raw, { level: 9 });
-      file.br = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
-    }
     files.set(name, file);
   }
   return files;
@@ -71,12 +72,21 @@ export function loadDashboardFiles(dir: string): Map<string, StaticFile> | undef
 
 /** br, else gzip, else none, by what the client accepts (a plain token check: no q-value parsing needed). */
 function pickEncoding(request: FastifyRequest, file: StaticFile): 'br' | 'gzip' | undefined {
+  if (!file.compressible) return undefined;
   const accepted = String(request.headers['accept-encoding'] ?? '')
     .split(',')
     .map((token) => token.split(';')[0]!.trim().toLowerCase());
-  if (file.br && accepted.includes('br')) return 'br';
-  if (file.gzip && accepted.includes('gzip')) return 'gzip';
+  if (accepted.includes('br')) return 'br';
+  if (accepted.includes('gzip')) return 'gzip';
   return undefined;
+}
+
+/** The file's bytes in `encoding`, compressed once, by the first request that asked for that form. */
+function encoded(file: StaticFile, encoding: 'br' | 'gzip' | undefined): Buffer {
+  if (encoding === 'br')
+    file.br ??= brotliCompressSync(file.raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+  else if (encoding === 'gzip') file.gzip ??= gzipSync(file.raw, { level: 9 });
+  return encoding === undefined ? file.raw : file[encoding]!;
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile) {
@@ -94,7 +104,7 @@ function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile) {
   if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
   const encoding = pickEncoding(request, file);
   if (encoding) reply.header('content-encoding', encoding);
-  return reply.send(encoding ? file[encoding] : file.raw);
+  return reply.send(encoded(file, encoding));
 }
 
 export interface DashboardRouteOptions {

@@ -12,7 +12,8 @@ import type { MediaRun } from '../ffmpeg/decode-bounds.ts';
 import { describeMedia } from '../ffmpeg/describe-media.ts';
 import { declaredVideoMegapixels } from '../ffmpeg/media-budget.ts';
 import { checkMediaLimits } from '../ffmpeg/media-limits.ts';
-import { mainAudio, mainVideo, probeMedia } from '../ffmpeg/probe.ts';
+import { mainAudio, mainVideo } from '../ffmpeg/probe.ts';
+import { ProbeMemo } from '../ffmpeg/probe-memo.ts';
 import { typedProcessor } from '../module.ts';
 import type { DetectedInput, Processor, ProcessRequest, ProcessResult } from '../processor.ts';
 import { AdmissionBudget } from '../shared/admission-budget.ts';
@@ -55,13 +56,14 @@ export function createVideoProcessor(
 ): Processor {
   const limits = withOverrides(DEFAULT_VIDEO_LIMITS, options);
   const encodes = budget ?? new AdmissionBudget(limits.encodesInFlight);
+  const probes = new ProbeMemo();
   return typedProcessor(videoParams, {
     name: 'video',
     kind: 'video',
     inputFormats: VIDEO_INPUT_FORMATS,
     outputFormats: VIDEO_OUTPUT_FORMATS,
-    refineInput: (input, context) => audioOnly(input, context, limits),
-    process: (request) => processVideo(request, limits, encodes),
+    refineInput: (input, context) => audioOnly(input, context, limits, probes),
+    process: (request) => processVideo(request, limits, encodes, probes),
   });
 }
 
@@ -83,6 +85,7 @@ async function audioOnly(
   input: DetectedInput,
   context: { workDir: string; jobDir?: string; signal: AbortSignal },
   limits: VideoLimits,
+  probes: ProbeMemo,
 ): Promise<DetectedInput> {
   const audioFormat = AUDIO_ONLY_FORMAT[input.format];
   if (audioFormat === undefined) return input;
@@ -92,7 +95,7 @@ async function audioOnly(
     signal: context.signal,
     ...toolScope({ ...context, input }),
   };
-  const probe = await probeMedia(input.path, input.format, run);
+  const probe = await probes.probe(input.path, input.format, run);
   if (mainVideo(probe) !== undefined || mainAudio(probe) === undefined) return input;
   const info = formatInfo(audioFormat);
   return info === undefined ? input : { ...input, kind: info.kind, format: audioFormat, mime: info.mime };
@@ -102,6 +105,7 @@ async function processVideo(
   request: ProcessRequest<ResolvedVideoParams>,
   limits: VideoLimits,
   encodes: AdmissionBudget,
+  probes: ProbeMemo,
 ): Promise<ProcessResult> {
   request.signal.throwIfAborted();
   const { params } = request;
@@ -114,7 +118,7 @@ async function processVideo(
     ...toolScope(request),
     bounds,
   };
-  const probe = await probeMedia(input.path, input.format, probeRun);
+  const probe = await probes.take(input.path, input.format, probeRun);
   const video = mainVideo(probe);
   if (video === undefined || !(video.width && video.height)) {
     throw new UnprocessableInputError('The file has no video stream that can be decoded.');
