@@ -24,6 +24,7 @@ import type { WebhookStore } from '../webhooks/webhook-store.ts';
 import { frameworkErrors, makeClientErrorHandler, SECURITY_HEADERS } from './client-errors.ts';
 import { CspReportLog } from './csp-reports.ts';
 import { errorBody, JSON_BODY_LIMIT, makeErrorHandler } from './error-handler.ts';
+import { lazySerializers, lazyValidator } from './lazy-compilers.ts';
 import { registerAbandonedBodies } from './plugins/abandoned-bodies.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
 import { type BodyTimeouts, registerBodyTimeouts } from './plugins/body-timeouts.ts';
@@ -130,10 +131,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler: makeClientErrorHandler(options.headersTimeoutMs),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
   }) as unknown as FastifyInstance;
 
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  app.setValidatorCompiler(({ schema }) => lazyValidator(() => ajv.compile(schema)));
   app.setErrorHandler(makeErrorHandler(options.maxInputBytes));
   app.setNotFoundHandler((request, reply) => {
     const error = new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`);
