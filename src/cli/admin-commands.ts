@@ -1,7 +1,7 @@
 /** Account and key management from the command line; output is JSON for scripts. */
 import type { Config } from '../runtime/config.ts';
 import { createCliLogger } from '../runtime/logger.ts';
-import { openServices } from '../runtime/presso.ts';
+import { openServices } from '../runtime/open-services.ts';
 import { UsageError } from './usage-error.ts';
 
 type Options = { name?: string | undefined; 'rate-limit'?: string | undefined; account?: string | undefined };

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { PressoError } from '../errors/catalog.ts';
 import type { Config } from '../runtime/config.ts';
 import { createCliLogger } from '../runtime/logger.ts';
-import { openServices } from '../runtime/presso.ts';
+import { openServices } from '../runtime/open-services.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface ConnectorOptions {

@@ -6,11 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors/catalog.ts';
 import { describeConfig, loadConfig } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { accountCommand, keyCommand } from './admin-commands.ts';
-import { connectorCommand } from './connector-command.ts';
-import { openapiCommand, serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
-import { userCommand } from './user-command.ts';
 
 const USAGE = `Usage: presso <command> [options]
 
@@ -68,19 +64,21 @@ async function main(argv: string[]): Promise<number> {
       ? process.env
       : { ...process.env, PRESSO_ROLE: values.role },
   );
+  // Each command loads only its own modules: an account or connector command needs the services, not the
+  // HTTP app (Fastify, the routes, their schemas), which `serve` and `openapi` load.
   switch (command) {
     case 'serve':
-      return serveCommand(config, createLogger(config.logLevel));
+      return (await import('./serve-command.ts')).serveCommand(config, createLogger(config.logLevel));
     case 'openapi':
-      return openapiCommand(config);
+      return (await import('./serve-command.ts')).openapiCommand(config);
     case 'account':
-      return accountCommand(config, sub, values);
+      return (await import('./admin-commands.ts')).accountCommand(config, sub, values);
     case 'key':
-      return keyCommand(config, sub, rest[0] ?? values.account, values);
+      return (await import('./admin-commands.ts')).keyCommand(config, sub, rest[0] ?? values.account, values);
     case 'user':
-      return userCommand(config, sub, values);
+      return (await import('./user-command.ts')).userCommand(config, sub, values);
     case 'connector':
-      return connectorCommand(config, sub, rest[0], values);
+      return (await import('./connector-command.ts')).connectorCommand(config, sub, rest[0], values);
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 2;

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { appFromServices, openServices, startPresso, startWorker } from '../runtime/presso.ts';
+import { openServices } from '../runtime/open-services.ts';
+import { appFromServices, startPresso, startWorker } from '../runtime/presso.ts';
 
 export async function serveCommand(config: Config, logger: Logger): Promise<number> {
   // The last resort only: every background loop catches its own failures (a full disk included). A

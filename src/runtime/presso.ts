@@ -8,9 +8,9 @@ import { createListener } from '../http/server.ts';
 import { loadOrCreateTls, type TlsMaterial } from '../http/tls.ts';
 import type { Config } from './config.ts';
 import { dataPaths } from './data-dir.ts';
-import { openEmbeddedBackends } from './embedded.ts';
+import { openServices } from './open-services.ts';
 import { startOpsServer } from './ops-server.ts';
-import { buildServices, type Services } from './services.ts';
+import type { Services } from './services.ts';
 
 export interface RunningPresso {
   services: Services;
@@ -20,17 +20,6 @@ export interface RunningPresso {
   localUrl: string;
   tls: TlsMaterial | undefined;
   stop(): Promise<void>;
-}
-
-/** The services over the backends of the configured mode. */
-export async function openServices(config: Config, logger: Logger): Promise<Services> {
-  // The scaled mode's modules (pg, ioredis, BullMQ, the S3 file store: ~60 MB resident) are loaded only in
-  // that mode; the embedded server never needs them (test/architecture/idle-modules.test.ts).
-  const backends =
-    config.runtime.mode === 'scaled'
-      ? await (await import('./scaled.ts')).openScaledBackends(config, logger)
-      : await openEmbeddedBackends(config, logger);
-  return buildServices(backends, config, logger);
 }
 
 /**

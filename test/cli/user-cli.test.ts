@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { openServices } from '../../src/runtime/presso.ts';
+import { openServices } from '../../src/runtime/open-services.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const PASSWORD = 'a long enough password';
