@@ -105,8 +105,12 @@ export class RequestParser {
   readonly uploadDataSchema: TSchema;
   readonly fetchBodySchema: TSchema;
   readonly #registry: ProcessorRegistry;
-  readonly #validateData: ReturnType<typeof compile>;
-  readonly #validateFetch: ReturnType<typeof compile>;
+  /**
+   * Compiled by the first request of each kind (about 0.05 CPU-s for both): a CLI command, a worker and many
+   * a test build the services but never parse a request.
+   */
+  #validateData: ReturnType<typeof compile> | undefined;
+  #validateFetch: ReturnType<typeof compile> | undefined;
   /** Where the secret fields are, from the schema's `writeOnly` marks (the fetch body holds every one). */
   readonly #secretPaths: string[][];
 
@@ -133,19 +137,21 @@ export class RequestParser {
       },
       { additionalProperties: false },
     );
-    this.#validateData = compile(this.uploadDataSchema);
-    this.#validateFetch = compile(this.fetchBodySchema);
     this.#secretPaths = secretPaths(this.fetchBodySchema);
   }
 
   /** The `data` part of an upload (already JSON-parsed); `root` names it in error fields. */
   parseUploadData(value: unknown, root = 'data'): ParsedRequest {
-    const errors = this.#validateData(value) ? [] : toFieldErrors(this.#validateData.errors, root);
+    this.#validateData ??= compile(this.uploadDataSchema);
+    const validate = this.#validateData;
+    const errors = validate(value) ? [] : toFieldErrors(validate.errors, root);
     return this.#finish(value, errors);
   }
 
   parseFetchBody(value: unknown): ParsedFetchRequest {
-    const errors = this.#validateFetch(value) ? [] : toFieldErrors(this.#validateFetch.errors, 'body');
+    this.#validateFetch ??= compile(this.fetchBodySchema);
+    const validate = this.#validateFetch;
+    const errors = validate(value) ? [] : toFieldErrors(validate.errors, 'body');
     const parsed = this.#finish(value, errors);
     return { ...parsed, url: (value as { url: string }).url };
   }
