@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import { createDocumentProcessor } from '../../src/processors/document/document-processor.ts';
 import { createImageProcessor } from '../../src/processors/image/image-processor.ts';
 import { type CompletedResult, download } from '../api/helpers.ts';
-import { soffice } from '../processors/document/fixtures.ts';
+import { soffice, sofficeEach } from '../processors/document/fixtures.ts';
 import { DEFAULT_SETTINGS } from '../support/host-settings.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
 import {
@@ -72,17 +72,32 @@ export function officeLinkHarness(made = true): OfficeLinkHarness {
     const planted = (name: string) => join(presso.dataDir, name);
     const pngUrl = harness.url(planted('planted.png'));
     if (made) {
-      const convert = (format: string, filter: string, source: string) =>
-        readFileSync(soffice(source, filter, join(scratch, format)));
       const slides = write('slides.odp', odf('odp', odpSlide('Visible slide')));
       const pptxBase = readFileSync(soffice(slides, 'pptx', scratch));
       const linkedDocx = docx(wordPicture('r:link="rId5"'), relationship('rId5', 'image', pngUrl));
       harness.pptxBase = pptxBase;
-      harness.legacy = {
-        doc: convert('doc', 'doc:MS Word 97', write('l.docx', linkedDocx)),
-        xls: convert('xls', 'xls:MS Excel 97', write('l.xlsx', xlsxPicture(pngUrl))),
-        ppt: convert('ppt', 'ppt:MS PowerPoint 97', write('l.pptx', pptxPicture(pptxBase, pngUrl))),
-      };
+      // The three legacy files in one LibreOffice start (soffice-batch.ts), each with its own export filter.
+      const [doc, xls, ppt] = sofficeEach(
+        [
+          ['doc', 'MS Word 97', write('l.docx', linkedDocx)],
+          ['xls', 'MS Excel 97', write('l.xlsx', xlsxPicture(pngUrl))],
+          ['ppt', 'MS PowerPoint 97', write('l.pptx', pptxPicture(pptxBase, pngUrl))],
+        ].map(([extension, exportFilter, input]) => ({
+          input: input!,
+          exportFilter: exportFilter!,
+          extension: extension!,
+          outDir: join(scratch, extension!),
+        })),
+        scratch,
+      ).map((path) => readFileSync(path));
+      harness.legacy = { doc: doc!, xls: xls!, ppt: ppt! };
+      // Each still links the picture (by its path, in 8-bit or UTF-16 text): else its test proves nothing.
+      for (const [format, bytes] of Object.entries(harness.legacy)) {
+        const linked = ['latin1', 'utf16le'].some((encoding) =>
+          bytes.includes(Buffer.from('planted.png', encoding as BufferEncoding)),
+        );
+        assert.ok(linked, `the ${format.toUpperCase()} made by LibreOffice links the planted picture`);
+      }
     }
     const square = { width: 64, height: 64, channels: 3 as const, background: PLANTED_COLOUR };
     writeFileSync(planted('planted.png'), await sharp({ create: square }).png().toBuffer());
