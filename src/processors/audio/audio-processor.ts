@@ -22,7 +22,7 @@ import { earnedTimeMs } from '../shared/time-budget.ts';
 import { audioArgs, planAudioOutput } from './audio-args.ts';
 import { AUDIO_TIME_EARNED, type AudioLimits, DEFAULT_AUDIO_LIMITS } from './config.ts';
 import { AUDIO_FORMATS } from './encoders.ts';
-import { compensatingGain, measureLoudness } from './loudness.ts';
+import { compensatingGain, loudnessOutputArgs, measureLoudness, readLoudness } from './loudness.ts';
 import { AUDIO_OUTPUT_FORMATS, audioParams, checkAudioParams, type ResolvedAudioParams } from './params.ts';
 
 export const AUDIO_INPUT_FORMATS = [
@@ -91,14 +91,12 @@ async function processAudio(
   const output = join(request.workDir, `output.${plan.format}`);
   const progress = request.onProgress;
   const seek = seekArgs(input.format, start);
-  const inputArgs = [
-    ...seek.before,
-    ...safeInputArgs(input.format, input.path, bounds),
-    ...seek.after,
-    ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)]),
-  ];
+  // The seek (for a demuxer that seeks badly) and the length are output options: each output repeats them.
+  const cut = [...seek.after, ...(params.trim?.duration === undefined ? [] : ['-t', duration.toFixed(3)])];
+  const inputArgs = [...seek.before, ...safeInputArgs(input.format, input.path, bounds), ...cut];
   const lossy = !plan.copy && AUDIO_FORMATS[plan.format].perChannel !== undefined;
-  const encode = (gainDb: number) =>
+  // The first lossy encode measures the input's loudness as it goes: a second output of the same decode.
+  const encode = (gainDb: number, measureInput = false) =>
     runFfmpeg(
       [
         ...inputArgs,
@@ -114,6 +112,7 @@ async function processAudio(
         '-f',
         AUDIO_FORMATS[plan.format].muxer,
         output,
+        ...(measureInput ? [...cut, ...loudnessOutputArgs(run, 'input')] : []),
       ],
       run,
       {
@@ -122,12 +121,12 @@ async function processAudio(
         ...(progress === undefined ? {} : { onProgress: (f: number) => progress(Math.floor(f * 99)) }),
       },
     );
-  const written = await encode(0);
+  const written = await encode(0, lossy);
   // ffmpeg exits 0 when it could read no packet at all: an empty file is not an answer.
   if (!(written.seconds > 0)) throw new UnprocessableInputError('The audio holds no sound that can be read.');
   // A lossy encode that turned the track down (or up) is encoded again with the gain that undoes it.
   if (lossy) {
-    const before = await measureLoudness(inputArgs, run, 'input');
+    const before = await readLoudness(run, 'input');
     const after = await measureLoudness(safeInputArgs(plan.format, output, bounds), run, 'output');
     const gain = compensatingGain(before, after);
     if (gain !== 0) await encode(gain);

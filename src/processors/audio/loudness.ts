@@ -30,26 +30,33 @@ export interface Loudness {
 const R128_VALUE = /^lavfi\.r128\.(I|true_peak)=(-?[\d.]+|-?inf)$/gm;
 
 /**
- * Measures `inputArgs` (the same input options as the encode, trim included) with ffmpeg's ebur128
- * filter; its metadata goes to a file in the job's folder (the summary is logged at a level the runner
- * silences). `name` keeps two measurements of one job apart.
+ * ffmpeg's output options that measure the run's first audio track with the ebur128 filter; its metadata
+ * goes to a file in the job's folder (the summary is logged at a level the runner silences). They can
+ * follow another output of the same run: the encode's own run then measures its input too, one ffmpeg start
+ * and one decode fewer. `name` keeps two measurements of one job apart.
  */
-export async function measureLoudness(inputArgs: string[], run: MediaRun, name: string): Promise<Loudness> {
+export function loudnessOutputArgs(run: MediaRun, name: string): string[] {
   const log = join(run.workDir, `${name}.r128`);
-  await runFfmpeg(
-    [
-      ...inputArgs,
-      '-map',
-      '0:a:0',
-      '-af',
-      `ebur128=metadata=1:peak=true,ametadata=mode=print:file=${log}`,
-      '-f',
-      'null',
-      '-',
-    ],
-    run,
-  );
-  const text = await readFile(log, 'utf8');
+  return [
+    '-map',
+    '0:a:0',
+    '-af',
+    `ebur128=metadata=1:peak=true,ametadata=mode=print:file=${log}`,
+    '-f',
+    'null',
+    '-',
+  ];
+}
+
+/** Measures `inputArgs` (the same input options as the encode, trim included) on its own run. */
+export async function measureLoudness(inputArgs: string[], run: MediaRun, name: string): Promise<Loudness> {
+  await runFfmpeg([...inputArgs, ...loudnessOutputArgs(run, name)], run);
+  return readLoudness(run, name);
+}
+
+/** The values a run with loudnessOutputArgs(name) wrote. */
+export async function readLoudness(run: MediaRun, name: string): Promise<Loudness> {
+  const text = await readFile(join(run.workDir, `${name}.r128`), 'utf8');
   const last = (key: string) => {
     const values = [...text.matchAll(R128_VALUE)].filter((match) => match[1] === key);
     const value = Number(values.at(-1)?.[2]?.replace('inf', 'Infinity'));
