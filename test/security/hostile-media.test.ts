@@ -22,6 +22,7 @@ import {
   lieMatroskaDuration,
   lieMp4Duration,
   longClip,
+  longClips,
   sizeSwitching,
   urlReference,
 } from '../support/hostile-media.ts';
@@ -70,9 +71,9 @@ describe('hostile media through the API', () => {
 
   test('a header that claims 1 s of a 30 s clip: Matroska, MP4, AVI; encoded and remuxed', async () => {
     const dir = scratch();
-    const mkv = longClip(join(dir, 'long.mkv'), 30, ['-c:v', 'libx264', '-c:a', 'aac'], true);
+    const encode = ['-c:v', 'libx264', '-c:a', 'aac'];
+    const [mkv = '', mp4 = ''] = longClips([join(dir, 'long.mkv'), join(dir, 'long.mp4')], 30, encode, true);
     lieMatroskaDuration(mkv, 1);
-    const mp4 = longClip(join(dir, 'long.mp4'), 30, ['-c:v', 'libx264', '-c:a', 'aac'], true);
     lieMp4Duration(mp4, 1);
     const avi = longClip(join(dir, 'long.avi'), 30, ['-c:v', 'mjpeg']);
     lieAviLength(avi, 5);

@@ -16,9 +16,15 @@ function pattern(size: string, seconds: number): string[] {
 
 /** `seconds` of a tiny moving picture (and a tone when `audio`) in `container`, encoded as given. */
 export function longClip(path: string, seconds: number, encode: string[], audio = false): string {
-  const tone = audio ? ['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}:sample_rate=8000`] : [];
-  ffmpeg([...pattern('64x48', seconds), ...tone, ...encode, '-shortest', path]);
+  longClips([path], seconds, encode, audio);
   return path;
+}
+
+/** The same clip as longClip in each of `paths` (their containers), written by one ffmpeg run. */
+export function longClips(paths: string[], seconds: number, encode: string[], audio = false): string[] {
+  const tone = audio ? ['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}:sample_rate=8000`] : [];
+  ffmpeg([...pattern('64x48', seconds), ...tone, ...paths.flatMap((path) => [...encode, '-shortest', path])]);
+  return paths;
 }
 
 /** Matroska with its Segment Duration (a float in ms, element 0x4489) and DURATION tags saying `seconds`. */
@@ -102,22 +108,38 @@ export function lieAviLength(path: string, frames: number): void {
  * (`repeat-headers`), as broadcasts and cameras write it.
  */
 export function sizeSwitching(dir: string, name: string, codec: 'mjpeg' | 'h264', container: string): string {
-  const encode =
-    codec === 'mjpeg'
-      ? ['-c:v', 'mjpeg', '-q:v', '10']
-      : ['-c:v', 'libx264', '-preset', 'ultrafast', '-x264-params', 'repeat-headers=1'];
-  const piece = (size: string, seconds: number, file: string) => {
-    ffmpeg([...pattern(size, seconds), ...encode, '-f', 'matroska', join(dir, file)]);
-    return `file '${file}'`;
-  };
   const list = join(dir, `${name}.txt`);
   writeFileSync(
     list,
-    `${piece('64x48', 8, `${name}-small.mkv`)}\n${piece('1600x1200', 0.4, `${name}-big.mkv`)}\n`,
+    piecesOf(dir, codec)
+      .map((file) => `file '${file}'`)
+      .join('\n'),
   );
   const out = join(dir, name);
   ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', '-f', container, out]);
   return out;
+}
+
+/** Pieces already made per folder and codec: two containers of one codec join the same two pieces. */
+const madePieces = new Map<string, string[]>();
+
+/** The small and the big piece of sizeSwitching, both written by one ffmpeg run (one start, not two). */
+function piecesOf(dir: string, codec: 'mjpeg' | 'h264'): string[] {
+  const key = join(dir, codec);
+  const made = madePieces.get(key);
+  if (made !== undefined) return made;
+  const encode =
+    codec === 'mjpeg'
+      ? ['-c:v', 'mjpeg', '-q:v', '10']
+      : ['-c:v', 'libx264', '-preset', 'ultrafast', '-x264-params', 'repeat-headers=1'];
+  const files = [`${codec}-small.mkv`, `${codec}-big.mkv`];
+  ffmpeg([
+    ...pattern('64x48', 8),
+    ...pattern('1600x1200', 0.4),
+    ...files.flatMap((file, i) => ['-map', `${i}:v`, ...encode, '-f', 'matroska', join(dir, file)]),
+  ]);
+  madePieces.set(key, files);
+  return files;
 }
 
 const box = (type: string, ...parts: Buffer[]) => {

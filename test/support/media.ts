@@ -4,7 +4,7 @@
  * calls a processor the way the job runner does (detected input, private work dir).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -43,17 +43,19 @@ export function makeClip(path: string, options: ClipOptions = {}): string {
 
 /** A stereo tone with a title tag, encoded as asked. */
 export function makeTone(path: string, encode: string[], seconds = 2): string {
+  makeTones([[path, encode]], seconds);
+  return path;
+}
+
+/** The same tone as makeTone in every file, each encoded as asked, by one ffmpeg run (one start, not n). */
+export function makeTones(outputs: [path: string, encode: string[]][], seconds = 2): void {
   ffmpeg([
     '-f',
     'lavfi',
     '-i',
     `sine=frequency=330:duration=${seconds}:sample_rate=44100,aformat=channel_layouts=stereo`,
-    '-metadata',
-    'title=Presso tone',
-    ...encode,
-    path,
+    ...outputs.flatMap(([path, encode]) => ['-metadata', 'title=Presso tone', ...encode, path]),
   ]);
-  return path;
 }
 
 export interface Probed {
@@ -75,9 +77,28 @@ export interface Probed {
   }[];
 }
 
+/**
+ * A value of a file computed once per version of it (path, inode, size, change time): tests read the same
+ * output several times (codec, then dimensions, then duration), and each ffmpeg or ffprobe start costs
+ * about 0.08 CPU-s of dynamic loading alone. A file rewritten in place is a new version.
+ */
+export function perFileVersion<T>(compute: (path: string) => T): (path: string) => T {
+  const known = new Map<string, T>();
+  return (path) => {
+    const s = statSync(path, { bigint: true });
+    const key = [path, s.ino, s.size, s.mtimeNs, s.ctimeNs].join('\0');
+    if (!known.has(key)) known.set(key, compute(path));
+    return known.get(key) as T;
+  };
+}
+
+const probeJson = perFileVersion((path) =>
+  execFileSync('ffprobe', ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', path]).toString(),
+);
+
+/** ffprobe's description of the file, parsed anew for each caller (who may change it). */
 export function probe(path: string): Probed {
-  const out = execFileSync('ffprobe', ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', path]);
-  return JSON.parse(out.toString()) as Probed;
+  return JSON.parse(probeJson(path)) as Probed;
 }
 
 export function duration(path: string): number {
@@ -88,7 +109,9 @@ export const videoStream = (p: Probed) => p.streams.find((s) => s.codec_type ===
 export const audioStream = (p: Probed) => p.streams.find((s) => s.codec_type === 'audio');
 
 /** Integrated loudness (LUFS) by ffmpeg's EBU R128 scanner, which prints its summary on stderr. */
-export function integratedLoudness(path: string): number {
+export const integratedLoudness = perFileVersion(scanLoudness);
+
+function scanLoudness(path: string): number {
   const result = spawnSync('ffmpeg', [
     '-nostdin',
     '-hide_banner',

@@ -14,7 +14,7 @@ import {
   duration,
   ffmpeg,
   integratedLoudness,
-  makeTone,
+  makeTones,
   probe,
   runProcessor,
   sharedRuns,
@@ -42,8 +42,8 @@ describe('audio processor', () => {
   const inputs: Record<string, string> = {};
   let wav: string;
   before(() => {
-    for (const [name, encode] of Object.entries(INPUTS))
-      inputs[name] = makeTone(join(scratch(), name), encode);
+    for (const name of Object.keys(INPUTS)) inputs[name] = join(scratch(), name);
+    makeTones(Object.entries(INPUTS).map(([name, encode]) => [join(scratch(), name), encode]));
     wav = inputs['tone.wav']!;
   });
 

@@ -18,6 +18,7 @@ import {
   ffmpeg,
   makeClip,
   once,
+  perFileVersion,
   probe,
   runProcessor,
   sharedRuns,
@@ -37,11 +38,10 @@ async function boxOffset(path: string, type: string): Promise<number> {
   return bytes.indexOf(Buffer.from(type, 'latin1'));
 }
 
-function decodedMd5(path: string): string {
-  return execFileSync('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:v:0', '-f', 'md5', '-'])
-    .toString()
-    .trim();
-}
+/** The decoded picture's MD5, once per file version: the 2-s clip is compared with four remuxes of it. */
+const decodedMd5 = perFileVersion((path) =>
+  execFileSync('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:v:0', '-f', 'md5', '-']).toString().trim(),
+);
 
 const hash = async (p: string) =>
   createHash('sha1')
