@@ -8,13 +8,34 @@ import { detectFile } from '../../../src/media/detect.ts';
 import { audioModule } from '../../../src/processors/audio/index.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { audioStream, makeTone, probe } from '../../support/media.ts';
+import { audioStream, makeTone, makeTones, probe } from '../../support/media.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'presso-audio-contract-'));
 after(() => rm(dir, { recursive: true, force: true }));
 
 const tone = (name: string, encode: string[], seconds = 1) => makeTone(join(dir, name), encode, seconds);
-const mp3 = tone('tone.mp3', ['-c:a', 'libmp3lame', '-b:a', '192k']);
+// Every format's one-second tone from one ffmpeg run (one start instead of eleven).
+const TONES = {
+  mp3: ['tone.mp3', ['-c:a', 'libmp3lame', '-b:a', '192k']],
+  aac: ['tone.aac', ['-c:a', 'aac', '-f', 'adts']],
+  m4a: ['tone.m4a', ['-c:a', 'aac']],
+  ogg: ['tone.ogg', ['-c:a', 'libvorbis']],
+  opus: ['tone.opus', ['-c:a', 'libopus']],
+  flac: ['tone.flac', ['-c:a', 'flac']],
+  wav: ['tone.wav', ['-c:a', 'pcm_s16le']],
+  aiff: ['tone.aiff', ['-c:a', 'pcm_s16be']],
+  wma: ['tone.wma', ['-c:a', 'wmav2']],
+  weba: ['tone.webm', ['-c:a', 'libopus']],
+  mka: ['tone.mkv', ['-c:a', 'flac']],
+} as const satisfies Record<string, readonly [string, readonly string[]]>;
+const byFormat = Object.fromEntries(
+  Object.entries(TONES).map(([format, [name]]) => [format, join(dir, name)]),
+) as Record<keyof typeof TONES, string>;
+makeTones(
+  Object.entries(TONES).map(([format, [, encode]]) => [byFormat[format as keyof typeof TONES], [...encode]]),
+  1,
+);
+const mp3 = byFormat.mp3;
 const bytes = await readFile(mp3);
 const cut = join(dir, 'cut.mp3');
 await writeFile(cut, bytes.subarray(0, 300));
@@ -27,19 +48,7 @@ await writeFile(
 processorContract(
   audioModule,
   {
-    byFormat: {
-      mp3,
-      aac: tone('tone.aac', ['-c:a', 'aac', '-f', 'adts']),
-      m4a: tone('tone.m4a', ['-c:a', 'aac']),
-      ogg: tone('tone.ogg', ['-c:a', 'libvorbis']),
-      opus: tone('tone.opus', ['-c:a', 'libopus']),
-      flac: tone('tone.flac', ['-c:a', 'flac']),
-      wav: tone('tone.wav', ['-c:a', 'pcm_s16le']),
-      aiff: tone('tone.aiff', ['-c:a', 'pcm_s16be']),
-      wma: tone('tone.wma', ['-c:a', 'wmav2']),
-      weba: tone('tone.webm', ['-c:a', 'libopus']),
-      mka: tone('tone.mkv', ['-c:a', 'flac']),
-    },
+    byFormat,
     refined: {
       formats: ['weba', 'mka'],
       async refine(path) {

@@ -9,15 +9,34 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { videoModule } from '../../../src/processors/video/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { FAST_ENCODE, makeClip, probe, videoStream } from '../../support/media.ts';
+import { FAST_ENCODE, makeClip, makeClips, probe, videoStream } from '../../support/media.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
 const dir = await mkdtemp(join(tmpdir(), 'presso-video-contract-'));
 after(() => rm(dir, { recursive: true, force: true }));
 
-const clip = (name: string, encode: string[], seconds = 1) =>
-  makeClip(join(dir, name), { seconds, encode, width: 96, height: 64 });
-const mp4 = clip('clip.mp4', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
+// Every container's clip from one ffmpeg run (one start instead of eleven).
+const CLIPS = {
+  mp4: ['clip.mp4', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']],
+  mov: ['clip.mov', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']],
+  webm: ['clip.webm', ['-c:v', 'libvpx-vp9', '-c:a', 'libopus']],
+  mkv: ['clip.mkv', ['-c:v', 'libx264', '-c:a', 'aac']],
+  avi: ['clip.avi', ['-c:v', 'mpeg4', '-c:a', 'libmp3lame']],
+  mpeg: ['clip.mpg', ['-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'vob']],
+  ogv: ['clip.ogv', ['-c:v', 'libtheora', '-c:a', 'libvorbis']],
+  mpegts: ['clip.ts', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'mpegts']],
+  flv: ['clip.flv', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'flv']],
+  '3gp': ['clip.3gp', ['-c:v', 'libx264', '-c:a', 'aac']],
+  wmv: ['clip.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2']],
+} as const satisfies Record<string, readonly [string, readonly string[]]>;
+const byFormat = Object.fromEntries(
+  Object.entries(CLIPS).map(([format, [name]]) => [format, join(dir, name)]),
+) as Record<keyof typeof CLIPS, string>;
+makeClips(
+  Object.entries(CLIPS).map(([format, [, encode]]) => [byFormat[format as keyof typeof CLIPS], [...encode]]),
+  { seconds: 1, width: 96, height: 64 },
+);
+const mp4 = byFormat.mp4;
 const bytes = await readFile(mp4);
 const cut = join(dir, 'cut.mp4');
 await writeFile(cut, bytes.subarray(0, Math.floor(bytes.length / 3)));
@@ -29,19 +48,7 @@ await writeFile(damagedPath, damaged);
 processorContract(
   videoModule,
   {
-    byFormat: {
-      mp4,
-      mov: clip('clip.mov', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']),
-      webm: clip('clip.webm', ['-c:v', 'libvpx-vp9', '-c:a', 'libopus']),
-      mkv: clip('clip.mkv', ['-c:v', 'libx264', '-c:a', 'aac']),
-      avi: clip('clip.avi', ['-c:v', 'mpeg4', '-c:a', 'libmp3lame']),
-      mpeg: clip('clip.mpg', ['-c:v', 'mpeg2video', '-c:a', 'mp2', '-f', 'vob']),
-      ogv: clip('clip.ogv', ['-c:v', 'libtheora', '-c:a', 'libvorbis']),
-      mpegts: clip('clip.ts', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'mpegts']),
-      flv: clip('clip.flv', ['-c:v', 'libx264', '-c:a', 'aac', '-f', 'flv']),
-      '3gp': clip('clip.3gp', ['-c:v', 'libx264', '-c:a', 'aac']),
-      wmv: clip('clip.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2']),
-    },
+    byFormat,
     corrupt: [cut, damagedPath],
     // VP9 at medium on a 6 s 640×360 clip runs for seconds: every abort lands mid-run.
     slow: {
