@@ -14,13 +14,24 @@ import { createImageProcessor } from '../../src/processors/image/image-processor
 import { createVideoProcessor } from '../../src/processors/video/video-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
 import { buildTestApp, copyInput, type TestApp } from '../support/http-app.ts';
-import { audioStream, FAST_ENCODE, makeClip, makeTone, probe, videoStream } from '../support/media.ts';
+import {
+  audioStream,
+  FAST_ENCODE,
+  makeClip,
+  makeTone,
+  makeTones,
+  once,
+  probe,
+  videoStream,
+} from '../support/media.ts';
 import { useScratch } from '../support/scratch.ts';
 import { until } from '../support/until.ts';
 
 const scratch = useScratch('presso-http-media-');
 
 describe('video and audio through the API', () => {
+  // One 1-s clip for the two video uploads: each job reads it, none changes it.
+  const clip = once(() => makeClip(join(scratch(), 'clip.mp4'), { seconds: 1 }));
   let presso: TestApp;
   before(async () => {
     presso = await buildTestApp({ processors: [createVideoProcessor(), createAudioProcessor()] });
@@ -28,8 +39,7 @@ describe('video and audio through the API', () => {
   after(() => presso?.close());
 
   test('a video upload converts to WebM and answers its metadata', async () => {
-    const clip = makeClip(join(scratch(), 'clip.mp4'), { seconds: 1 });
-    const response = await presso.upload(clip, {
+    const response = await presso.upload(clip(), {
       video: { format: 'webm', compression: 'ultra' },
       metadata: true,
     });
@@ -52,8 +62,7 @@ describe('video and audio through the API', () => {
   });
 
   test('an invalid container/codec pair is a 422 on video.codec', async () => {
-    const clip = makeClip(join(scratch(), 'pair.mp4'), { seconds: 1 });
-    const response = await presso.upload(clip, { video: { format: 'webm', codec: 'h264' } });
+    const response = await presso.upload(clip(), { video: { format: 'webm', codec: 'h264' } });
     const body = await assertErrorBody(response, 422);
     assert.deepEqual(
       (body.errors as { field: string }[]).map((e) => e.field),
@@ -91,8 +100,13 @@ describe('video and audio through the API', () => {
         codec: 'opus',
       },
     ];
+    // Both inputs from one ffmpeg run.
+    makeTones(
+      cases.map((c) => [join(scratch(), c.name), c.encode]),
+      3,
+    );
     for (const c of cases) {
-      const file = makeTone(join(scratch(), c.name), c.encode, 3);
+      const file = join(scratch(), c.name);
       const response = await presso.upload(file, { audio: { compression: 'ultra' } });
       assert.equal(response.status, 200, await response.clone().text());
       const result = (await response.json()) as CompletedResult;

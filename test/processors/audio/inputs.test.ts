@@ -14,8 +14,14 @@ import { useScratch } from '../../support/scratch.ts';
 const scratch = useScratch('presso-audio-inputs-');
 const processor = createAudioProcessor();
 
+/** Inputs made so far: two tests read the same 5.1 WAV, made (and its loudness measured) once. */
+const made = new Set<string>();
+
 /** Three seconds of speech-like tones (two frequencies, changing level) on `layout`'s channels. */
 function tones(path: string, layout: 'stereo' | '5.1', encode: string[] = ['-c:a', 'pcm_s16le']): string {
+  const key = [path, layout, ...encode].join('\0');
+  if (made.has(key)) return path;
+  made.add(key);
   const channels = layout === 'stereo' ? 2 : 6;
   const labels = Array.from({ length: channels }, (_, i) => `[c${i}]`).join('');
   ffmpeg([

@@ -21,7 +21,7 @@ import {
   searchCrf,
   segmentStarts,
 } from '../../../src/processors/video/quality-search.ts';
-import { duration, makeClip, probe, videoStream } from '../../support/media.ts';
+import { duration, makeClips, once, probe, videoStream } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-encode-to-level-');
@@ -46,24 +46,28 @@ it('sizes the proxy to at most 160,000 pixels by a whole factor, even sides', ()
 // (10 s, past WHOLE_CHECK_SECONDS). 480×360 is past PROXY_PIXELS, so the search runs on a half-size proxy
 // and the full-size check is the one that counts. Small frames' determinism under load has its own test
 // (determinism.test.ts).
-for (const [seconds, width, height] of [
+const CLIPS = [
   [2, 480, 360],
   [4, 480, 360],
   [10, 480, 360],
-] as const) {
+] as const;
+// The three clips from one ffmpeg run (one start, one pattern generated): the first 2, 4 and 10 s of it.
+const clipPaths = once(() => {
+  // A high-quality source (CRF 12) made fast: x264's `veryfast` costs a fifth of its default here.
+  const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '12', '-pix_fmt', 'yuv420p'];
+  const outputs = CLIPS.map(
+    ([seconds]) =>
+      [join(scratch(), `clip-${seconds}.mp4`), [...encode, '-t', String(seconds)]] as [string, string[]],
+  );
+  makeClips(outputs, { seconds: 10, width: 480, height: 360, audio: false });
+  return outputs.map(([path]) => path);
+});
+for (const [index, [seconds, width, height]] of CLIPS.entries()) {
   it(`meets the level at full size on a ${seconds} s clip at ${width}×${height}, the same bytes twice`, async () => {
     assert.equal(seconds <= WHOLE_CHECK_SECONDS, seconds < 10);
     assert.equal(segmentStarts(0, seconds).length, seconds === 2 ? 1 : SEGMENTS);
     assert.equal(proxyFrame(width, height).factor, 2);
-    // A high-quality source (CRF 12) made fast: x264's `veryfast` costs a fifth of its default here.
-    const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '12', '-pix_fmt', 'yuv420p'];
-    const clip = makeClip(join(scratch(), `clip-${seconds}.mp4`), {
-      seconds,
-      width,
-      height,
-      audio: false,
-      encode,
-    });
+    const clip = clipPaths()[index] ?? '';
     const hashes: string[] = [];
     for (const attempt of [0, 1]) {
       const workDir = await mkdtemp(join(scratch(), `work-${seconds}-${attempt}-`));

@@ -17,6 +17,7 @@ import {
   duration,
   ffmpeg,
   makeClip,
+  makeClips,
   once,
   perFileVersion,
   probe,
@@ -60,11 +61,30 @@ const SLOW_ENCODES = {
 
 describe('video processor', () => {
   let clip: string;
-  before(() => {
-    clip = makeClip(join(scratch(), 'clip.mp4'));
-  });
   // One second: the slow encoders' input, and where the frame size alone matters.
-  const second = once(() => makeClip(join(scratch(), 'second.mp4'), { seconds: 1 }));
+  let oneSecond: string;
+  let hdr: string;
+  let vp9: string;
+  before(() => {
+    [clip, oneSecond, hdr, vp9] = ['clip.mp4', 'second.mp4', 'hdr.mkv', 'vp9.mkv'].map((name) =>
+      join(scratch(), name),
+    ) as [string, string, string, string];
+    // The inputs generated from the pattern, by one ffmpeg run (one start, the sources generated once): the
+    // 2-s clip, and the first second of it as H.264, as 10-bit PQ HDR H.265 and as VP9 with Opus.
+    const h264 = ['-c:v', 'libx264', '-crf', '12', '-pix_fmt', 'yuv420p', '-c:a', 'aac'];
+    const hdrEncode = [
+      ...['-c:v', 'libx265', '-pix_fmt', 'yuv420p10le', '-x265-params', 'log-level=error'],
+      ...['-color_trc', 'smpte2084', '-color_primaries', 'bt2020', '-colorspace', 'bt2020nc', '-c:a', 'aac'],
+    ];
+    const vp9Encode = ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-c:a', 'libopus'];
+    makeClips([
+      [clip, h264],
+      [oneSecond, [...h264, '-t', '1']],
+      [hdr, [...hdrEncode, '-t', '1']],
+      [vp9, [...vp9Encode, '-t', '1']],
+    ]);
+  });
+  const second = () => oneSecond;
   // `ultra` on the 2-s clip twice, independently; the second run reports its progress (which changes no
   // argument of any ffmpeg run: the same bytes are expected).
   const ultraTwice = once(async () => {
@@ -136,8 +156,6 @@ describe('video processor', () => {
   });
 
   it('lossless into WebM copies VP9 and Opus, and refuses H.264 and AAC on video.format before ffmpeg runs', async () => {
-    const vp9 = join(scratch(), 'vp9.mkv');
-    ffmpeg(['-i', clip, '-t', '1', '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-c:a', 'libopus', vp9]);
     const copied = await runProcessor(processor, vp9, { compression: 'lossless', format: 'webm' });
     assert.equal(copied.format, 'webm');
     assert.equal(decodedMd5(copied.path), decodedMd5(vp9));
@@ -220,22 +238,6 @@ describe('video processor', () => {
   });
 
   it('turns 10-bit PQ HDR input into 8-bit 4:2:0 SDR H.264 High', async () => {
-    const hdr = makeClip(join(scratch(), 'hdr.mkv'), {
-      seconds: 1,
-      encode: [
-        ...['-c:v', 'libx265', '-pix_fmt', 'yuv420p10le', '-x265-params', 'log-level=error'],
-        ...[
-          '-color_trc',
-          'smpte2084',
-          '-color_primaries',
-          'bt2020',
-          '-colorspace',
-          'bt2020nc',
-          '-c:a',
-          'aac',
-        ],
-      ],
-    });
     const result = await runProcessor(processor, hdr, { format: 'mp4' });
     const video = videoStream(probe(result.path));
     assert.equal(video?.codec_name, 'h264');
