@@ -47,10 +47,12 @@ it('encodes a 320×240 clip to the same bytes four times at once', async () => {
         .update(await readFile(output))
         .digest('hex'),
     );
-    const video = videoStream(probe(output));
-    assert.equal(video?.width, 320);
-    assert.equal(video?.height, 240);
-    assert.ok(Math.abs(duration(output) - 10) < 0.1, String(duration(output)));
   }
   assert.equal(hashes.size, 1, `${hashes.size} different outputs`);
+  // The four are the same bytes: one ffprobe describes them all.
+  const [output = ''] = outputs;
+  const video = videoStream(probe(output));
+  assert.equal(video?.width, 320);
+  assert.equal(video?.height, 240);
+  assert.ok(Math.abs(duration(output) - 10) < 0.1, String(duration(output)));
 });
