@@ -24,9 +24,23 @@ function djxl(jxl: string, ext: 'png' | 'jpg'): string {
   return out;
 }
 
+/**
+ * The photo as lossy JXL, one run per level: the level test reads `high` from the run the first test
+ * judges (high is the default level; an explicit one, so the two tests make the same request).
+ */
+const jxlRuns = new Map<string, ReturnType<typeof runImage>>();
+function jxlRun(compression: 'ultra' | 'high' | 'medium'): ReturnType<typeof runImage> {
+  let run = jxlRuns.get(compression);
+  if (run === undefined) {
+    run = runImage(smallCorpus.canonPhoto, { format: 'jxl', compression });
+    jxlRuns.set(compression, run);
+  }
+  return run;
+}
+
 describe('image processor: output formats', () => {
   it('writes lossy JPEG XL close to the input and smaller than the JPEG', async () => {
-    const result = await runImage(smallCorpus.canonPhoto, { format: 'jxl' });
+    const result = await jxlRun('high');
     assert.equal(result.format, 'jxl');
     assert.ok(result.outputSize < result.inputSize, `${result.outputSize} vs ${result.inputSize}`);
     const png = djxl(result.path, 'png');
@@ -38,7 +52,7 @@ describe('image processor: output formats', () => {
   it("lossy JPEG XL meets each level's SSIMULACRA 2 target, sizes ordered by level", async () => {
     const sizes: number[] = [];
     for (const compression of ['ultra', 'high', 'medium'] as const) {
-      const result = await runImage(smallCorpus.canonPhoto, { format: 'jxl', compression });
+      const result = await jxlRun(compression);
       const score = await scoreOutput(sharp(smallCorpus.canonPhoto).autoOrient(), djxl(result.path, 'png'));
       assert.ok(score >= QUALITY_TARGETS[compression], `${compression}: ${score.toFixed(1)}`);
       sizes.push(result.outputSize);
