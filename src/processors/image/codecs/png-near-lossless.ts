@@ -92,6 +92,31 @@ export function encodeNearLosslessPng(
 }
 
 /**
+ * The value each residual (x − predicted, −255..255, at index residual + 255) is rounded to for a step: the
+ * nearest multiple of the step, halves away from zero. A table, so a byte costs a lookup and not a division
+ * (quantiseRow runs per byte for each of the five filters: ~270 ms a megapixel before, as divisions).
+ */
+function roundingTable(step: number): Int16Array {
+  const table = new Int16Array(511);
+  const h = step >> 1;
+  for (let residual = -255; residual <= 255; residual++) {
+    const q = residual >= 0 ? Math.floor((residual + h) / step) : -Math.floor((h - residual) / step);
+    table[residual + 255] = q * step;
+  }
+  return table;
+}
+
+const roundingTables = new Map<number, Int16Array>();
+function roundingFor(step: number): Int16Array {
+  let table = roundingTables.get(step);
+  if (table === undefined) {
+    table = roundingTable(step);
+    roundingTables.set(step, table);
+  }
+  return table;
+}
+
+/**
  * One row with one filter; returns the row's cost (sum of |signed residual|, the usual heuristic for the
  * filter that deflates best).
  */
@@ -107,28 +132,28 @@ function quantiseRow(
 ): number {
   let cost = 0;
   const alphaStep = Math.max(1, Math.ceil(step / 2));
+  const colourRounding = roundingFor(step);
+  const alphaRounding = roundingFor(alphaStep);
+  // The channel of byte i (i % bpp), counted rather than divided.
+  let channel = 0;
   for (let i = 0; i < source.length; i++) {
     const a = i >= bpp ? recon[i - bpp]! : 0;
     const b = above[i]!;
     const c = i >= bpp ? above[i - bpp]! : 0;
     const predicted = predict(filter, a, b, c);
     const x = source[i]!;
-    let value = x;
-    const s = i % bpp === alphaIndex ? alphaStep : step;
-    if (s > 1) {
-      const h = s >> 1;
-      const residual = x - predicted;
-      const q = residual >= 0 ? Math.floor((residual + h) / s) : -Math.floor((h - residual) / s);
-      value = predicted + q * s;
-      // Past 0 or 255: the next multiple inwards is within a step of x; failing that, x itself.
-      if (value > 255) value -= s;
-      else if (value < 0) value += s;
-      if (value > 255 || value < 0) value = x;
-    }
+    const alpha = channel === alphaIndex;
+    const s = alpha ? alphaStep : step;
+    let value = predicted + (alpha ? alphaRounding : colourRounding)[x - predicted + 255]!;
+    // Past 0 or 255: the next multiple inwards is within a step of x; failing that, x itself.
+    if (value > 255) value -= s;
+    else if (value < 0) value += s;
+    if (value > 255 || value < 0) value = x;
     recon[i] = value;
     const byte = (value - predicted) & 0xff;
     bytes[i] = byte;
     cost += byte < 128 ? byte : 256 - byte;
+    if (++channel === bpp) channel = 0;
   }
   return cost;
 }
