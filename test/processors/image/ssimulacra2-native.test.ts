@@ -190,8 +190,10 @@ async function turnsDuring(score: () => Promise<number>): Promise<number> {
 test('native scoring leaves the event loop free; the TypeScript metric does not', async () => {
   const reference = noise(1200, 1000, 3, 21);
   const distorted = distort(reference, 10, 22);
-  // The TypeScript metric runs to the end before any turn: the counter sees blocking as 0 turns.
-  const blockingTurns = await turnsDuring(async () => ssimulacra2(reference, distorted));
+  // The TypeScript metric runs to the end before any turn: the counter sees blocking as 0 turns. It
+  // blocks at any size (one synchronous call), so 300×250 shows it: 0.1 CPU-s where 1.2 MP took 1.3.
+  const [smallReference, smallDistorted] = [noise(300, 250, 3, 21), noise(300, 250, 3, 22)];
+  const blockingTurns = await turnsDuring(async () => ssimulacra2(smallReference, smallDistorted));
   assert.equal(blockingTurns, 0);
   // The native metric runs on the thread pool: the loop keeps turning while 1.2 MP are scored (thousands
   // of turns in practice; 20 leaves room for a machine busy with other work).
