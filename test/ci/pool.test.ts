@@ -29,7 +29,13 @@ function file(name: string, text: string): string {
 
 /** The environment of a run of its own: no outer test context. */
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { NODE_TEST_CONTEXT: _context, PRESSO_TEST_RUN_LOG: _log, ...rest } = process.env;
+  const {
+    NODE_TEST_CONTEXT: _context,
+    PRESSO_TEST_RUN_LOG: _log,
+    PRESSO_TEST_FILE: _file,
+    PRESSO_TEST_GROUP: _group,
+    ...rest
+  } = process.env;
   return { ...rest, ...extra };
 }
 
@@ -151,4 +157,23 @@ test('a file that leaves a process running is named, with the process, and the p
     ? readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
     : 'gone';
   assert.ok(state === 'gone' || state === 'Z', `the sleeper was killed: state ${state}`);
+});
+
+test('a group runs its files in one process: their counts add up, and a failing one fails the group', async () => {
+  const first = file('first.test.ts', "test('e', () => {});\ntest('f', () => {});");
+  const second = file(
+    'second.test.ts',
+    // Each file sees the other's module state: one process, not one each.
+    "test('g', () => assert.equal(process.argv.length > 2, true));\ntest('h', () => assert.equal(1, 2));",
+  );
+  const queue = [{ file: 'fast group 1 of 1', heavy: false, members: [first, second] }];
+  const { counts, failed, wallMs } = await runPool(root, queue, { jobs: 1, heavyJobs: 1 }, env(), quiet);
+  assert.deepEqual(
+    failed.map((f) => f.file),
+    ['fast group 1 of 1'],
+  );
+  assert.match(failed[0]!.failing, /✖ h/);
+  assert.equal(counts.tests, 4);
+  assert.equal(counts.pass, 3);
+  assert.ok(wallMs.has('fast group 1 of 1'));
 });

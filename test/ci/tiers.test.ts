@@ -28,7 +28,14 @@ writeFileSync(
 
 /** Runs node with `args` as a run of its own: no outer test context, no outer probe log. */
 function run(args: string[], env: Record<string, string> = {}) {
-  const { PRESSO_TEST_RUN_LOG: _log, NODE_TEST_CONTEXT: _context, ...rest } = process.env;
+  // A run of its own: not the outer run's log, test context, file or group (this file may run in a group).
+  const {
+    PRESSO_TEST_RUN_LOG: _log,
+    NODE_TEST_CONTEXT: _context,
+    PRESSO_TEST_FILE: _file,
+    PRESSO_TEST_GROUP: _group,
+    ...rest
+  } = process.env;
   const child = spawn(process.execPath, args, { cwd: root, env: { ...rest, ...env }, stdio: 'pipe' });
   let output = '';
   for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk));

@@ -11,8 +11,14 @@ import { spawn } from 'node:child_process';
 import type { CpuMeter } from '../../bench/shared/cpu-meter.ts';
 
 export interface PoolFile {
+  /** The file, or a group's name when `members` is given. */
   file: string;
   heavy: boolean;
+  /**
+   * Test files run together in this one process (`--test-isolation=none`): the fast tier's files, which each
+   * spent more CPU on starting Node and loading the app than on their tests (run-tests.ts groups them).
+   */
+  members?: readonly string[];
 }
 
 export interface PoolLimits {
@@ -26,8 +32,10 @@ type Counts = Record<(typeof COUNTS)[number], number>;
 
 export interface PoolResult {
   counts: Counts;
-  /** Each file's CPU from its cgroup (runs with a meter only), by file. */
+  /** Each file's CPU from its cgroup (runs with a meter only), by file (a group by its name). */
   cpuMs: Map<string, number>;
+  /** Each file's wall time, by file (a group by its name). */
+  wallMs: Map<string, number>;
   /** Files that exited with a failure, each with the part of its output that names the failing tests. */
   failed: { file: string; failing: string }[];
 }
@@ -42,15 +50,25 @@ interface Ended {
   cpuMs?: number;
 }
 
-async function runFile(root: string, file: string, env: NodeJS.ProcessEnv, meter?: CpuMeter): Promise<Ended> {
+async function runFile(
+  root: string,
+  entry: PoolFile,
+  env: NodeJS.ProcessEnv,
+  meter?: CpuMeter,
+): Promise<Ended> {
+  const { file, members } = entry;
   const started = performance.now();
   // In a cgroup of its own the file's CPU includes the tools the service ran in bubblewrap, which rusage
   // never sees (the sandbox's PID namespace reaps them).
   const unit = meter?.unit();
-  const [command, args] = unit
-    ? unit.command(process.execPath, ['--test-reporter=spec', file])
-    : [process.execPath, ['--test-reporter=spec', file]];
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeArgs =
+    members === undefined
+      ? ['--test-reporter=spec', file]
+      : ['--test', '--test-isolation=none', '--test-reporter=spec', ...members];
+  const [command, args] = unit ? unit.command(process.execPath, nodeArgs) : [process.execPath, nodeArgs];
+  // A group's tool starts are written down under its name (test/run/probe.ts).
+  const childEnv = members === undefined ? env : { ...env, PRESSO_TEST_GROUP: file, PRESSO_TEST_FILE: file };
+  const child = spawn(command, args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -98,18 +116,19 @@ export async function runPool(
 ): Promise<PoolResult> {
   const waiting = [...queue];
   const running = new Map<string, { heavy: boolean; ended: Promise<Ended> }>();
-  const result: PoolResult = { counts: countsOf(''), cpuMs: new Map(), failed: [] };
+  const result: PoolResult = { counts: countsOf(''), cpuMs: new Map(), wallMs: new Map(), failed: [] };
   const heavyRunning = () => [...running.values()].filter((r) => r.heavy).length;
   while (waiting.length > 0 || running.size > 0) {
     while (running.size < limits.jobs) {
       const at = waiting.findIndex((f) => !f.heavy || heavyRunning() < limits.heavyJobs);
       if (at < 0) break;
       const [next] = waiting.splice(at, 1) as [PoolFile];
-      running.set(next.file, { heavy: next.heavy, ended: runFile(root, next.file, env, meter) });
+      running.set(next.file, { heavy: next.heavy, ended: runFile(root, next, env, meter) });
     }
     const ended = await Promise.race([...running.values()].map((r) => r.ended));
     running.delete(ended.file);
     if (ended.cpuMs !== undefined) result.cpuMs.set(ended.file, ended.cpuMs);
+    result.wallMs.set(ended.file, ended.wallMs);
     const seconds = (ended.wallMs / 1000).toFixed(1);
     write(`\n▶ ${ended.file} (${seconds} s)\n${ended.output}`);
     const counts = countsOf(ended.output);

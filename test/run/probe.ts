@@ -6,6 +6,8 @@
  *   (`src/cli/main.ts`) is written down with the test file it belongs to. The runner fails a run in which a
  *   fast-tier file did that, naming the file and the tool, so a heavy file cannot land in the fast tier.
  * A child inherits the test file's name through PRESSO_TEST_FILE, so a tool a spawned server starts counts too.
+ * A group of fast files run in one process (PRESSO_TEST_GROUP, set by test/run/pool.ts) counts under the
+ * group's name, and the runner takes its times from the pool.
  * Does nothing unless PRESSO_TEST_RUN_LOG names the folder the runner reads.
  */
 import childProcess from 'node:child_process';
@@ -19,7 +21,8 @@ if (logDir) install(logDir);
 
 function install(dir: string): void {
   const script = process.argv[1] ?? '';
-  const ownFile = script.endsWith('.test.ts') ? relative(process.cwd(), script) : undefined;
+  const grouped = process.env.PRESSO_TEST_GROUP !== undefined;
+  const ownFile = !grouped && script.endsWith('.test.ts') ? relative(process.cwd(), script) : undefined;
   if (ownFile !== undefined) {
     process.env.PRESSO_TEST_FILE = ownFile;
     process.once('exit', () => writeTiming(dir, ownFile));

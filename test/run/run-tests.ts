@@ -26,7 +26,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CgroupAccessError, CpuMeter } from '../../bench/shared/cpu-meter.ts';
-import { printSummary, runPool } from './pool.ts';
+import { groupFiles, groupName } from './groups.ts';
+import { type PoolFile, printSummary, runPool } from './pool.ts';
 import { FAST_CPU_MS, isHeavy, tierOf } from './tiers.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -87,17 +88,39 @@ function pastWallMs(): Record<string, number> {
 
 /**
  * Longest first by the last run. Files never timed come first (one may be long, and it gets timed), the
- * largest of them first: the size is the only guess there is (Jest's sequencer does the same).
+ * largest of them first: the size is the only guess there is (Jest's sequencer does the same). A group
+ * never timed under its name goes by its files' times.
  */
-function longestFirst(files: readonly string[], past: Record<string, number>): string[] {
-  const key = (file: string) => {
-    const wall = past[file];
+function longestFirst(entries: readonly PoolFile[], past: Record<string, number>): PoolFile[] {
+  const key = ({ file, members }: PoolFile) => {
+    const wall = past[file] ?? members?.reduce((sum, m) => sum + (past[m] ?? 1000), 0);
     return wall === undefined ? [1, statSync(resolve(root, file)).size] : [0, wall];
   };
-  return [...files]
-    .map((file) => ({ file, key: key(file) }))
-    .sort((a, b) => b.key[0]! - a.key[0]! || b.key[1]! - a.key[1]! || a.file.localeCompare(b.file))
-    .map(({ file }) => file);
+  return [...entries]
+    .map((entry) => ({ entry, key: key(entry) }))
+    .sort(
+      (a, b) => b.key[0]! - a.key[0]! || b.key[1]! - a.key[1]! || a.entry.file.localeCompare(b.entry.file),
+    )
+    .map(({ entry }) => entry);
+}
+
+/** The pool's entries: each heavy or server file alone, the fast ones in `groups` groups (0: each alone). */
+function poolEntries(
+  files: readonly string[],
+  tiers: ReadonlyMap<string, string>,
+  groups: number,
+  past: Record<string, number>,
+): PoolFile[] {
+  const fast = files.filter((f) => tiers.get(f) === 'fast');
+  const grouped = groups > 0 && fast.length > 1 ? groupFiles(fast, groups, past) : [];
+  const alone = grouped.length > 0 ? files.filter((f) => tiers.get(f) !== 'fast') : files;
+  return longestFirst(
+    [
+      ...alone.map((file) => ({ file, heavy: tiers.get(file) === 'heavy' })),
+      ...grouped.map((members, i) => ({ file: groupName(i, grouped.length), heavy: false, members })),
+    ],
+    past,
+  );
 }
 
 /** The last run's every file, busiest first, for a look at where the CPU went (LAST_RUN). */
@@ -139,9 +162,10 @@ function rememberTimings(
   writeFileSync(LAST_RUN, `${JSON.stringify(run, null, 1)}\n`);
 }
 
-function jobs(variable: string, fallback: number): number {
+function count(variable: string, fallback: number, least = 1): number {
   const value = Number(process.env[variable] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${variable} must be a whole number >= 1`);
+  if (!Number.isInteger(value) || value < least)
+    throw new Error(`${variable} must be a whole number >= ${least}`);
   return value;
 }
 
@@ -204,11 +228,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const files = testFiles(argv.filter((a) => !a.startsWith('--tier=')));
   const tiers = new Map(files.map((f) => [f, tierOf(f)]));
   const past = pastWallMs();
-  const queue = longestFirst(
-    files.filter((f) => tier !== 'fast' || tiers.get(f) === 'fast'),
-    past,
-  ).map((file) => ({ file, heavy: tiers.get(file) === 'heavy' }));
   const cores = availableParallelism();
+  const queue = poolEntries(
+    files.filter((f) => tier !== 'fast' || tiers.get(f) === 'fast'),
+    tiers,
+    count('PRESSO_TEST_FAST_GROUPS', cores + 1, 0),
+    past,
+  );
   const logDir = mkdtempSync(join(tmpdir(), 'presso-test-run-'));
   const probe = pathToFileURL(join(import.meta.dirname, 'probe.ts')).href;
   const env = {
@@ -225,21 +251,33 @@ async function main(argv: readonly string[]): Promise<number> {
   let failed = false;
   try {
     const limits = {
-      jobs: jobs('PRESSO_TEST_JOBS', cores + 1),
-      heavyJobs: jobs('PRESSO_TEST_HEAVY_JOBS', cores),
+      jobs: count('PRESSO_TEST_JOBS', cores + 1),
+      heavyJobs: count('PRESSO_TEST_HEAVY_JOBS', cores),
     };
-    const count = (t: string) => queue.filter((f) => tiers.get(f.file) === t).length;
+    const run = queue.flatMap((entry) => entry.members ?? [entry.file]);
+    const tally = (t: string) => run.filter((f) => tiers.get(f) === t).length;
+    const groups = queue.filter((entry) => entry.members !== undefined).length;
     console.log(
-      `== ${count('fast')} fast, ${count('server')} server and ${count('heavy')} heavy files: ` +
-        `${limits.jobs} at once, at most ${limits.heavyJobs} heavy`,
+      `== ${tally('fast')} fast${groups > 0 ? ` (in ${groups} groups)` : ''}, ${tally('server')} server and ` +
+        `${tally('heavy')} heavy files: ${limits.jobs} at once, at most ${limits.heavyJobs} heavy`,
     );
     const result = await runPool(root, queue, limits, env, undefined, meter);
     printSummary(result);
     failed = result.failed.length > 0;
-    const timings = readLines<Timing>(join(logDir, 'files.jsonl')).map((t) => ({
-      ...t,
-      cpuMs: result.cpuMs.get(t.file) ?? t.cpuMs,
-    }));
+    const timings = [
+      ...readLines<Timing>(join(logDir, 'files.jsonl')).map((t) => ({
+        ...t,
+        cpuMs: result.cpuMs.get(t.file) ?? t.cpuMs,
+      })),
+      // A group's process writes no timing of its own (probe.ts): the pool measured it.
+      ...queue
+        .filter((entry) => entry.members !== undefined && result.wallMs.has(entry.file))
+        .map(({ file }) => ({
+          file,
+          wallMs: Math.round(result.wallMs.get(file)!),
+          cpuMs: result.cpuMs.get(file) ?? 0,
+        })),
+    ];
     const wallMs = performance.now() - started;
     const machineMs = machineBusyMs() - machineAtStart;
     const runCpuMs = meter ? [...result.cpuMs.values()].reduce((a, b) => a + b, 0) : treeCpuMs();
@@ -253,8 +291,11 @@ async function main(argv: readonly string[]): Promise<number> {
     const misplaced = readLines<{ file: string; tool: string }>(join(logDir, 'spawns.jsonl')).filter(
       (s) => !isHeavy(s.file),
     );
+    const membersOf = new Map(queue.map((entry) => [entry.file, entry.members]));
     for (const { file, tool } of new Map(misplaced.map((s) => [`${s.file} ${s.tool}`, s])).values()) {
-      console.log(`✖ ${file} is not in the heavy tier but started ${tool}: list it in test/run/tiers.ts`);
+      const members = membersOf.get(file);
+      const which = members === undefined ? file : `one of ${file} (${members.join(', ')})`;
+      console.log(`✖ ${which} is not in the heavy tier but started ${tool}: list it in test/run/tiers.ts`);
       failed = true;
     }
   } finally {
