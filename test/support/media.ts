@@ -54,6 +54,22 @@ export function makeClips(
 }
 
 /** A stereo tone with a title tag, encoded as asked. */
+/**
+ * A table of files by format (`format: [file name, ffmpeg output options]`) laid out in `dir`: each format's
+ * path, and the outputs for one makeClips/makeTones run that writes them all.
+ */
+export function formatFiles<F extends string>(
+  dir: string,
+  table: Readonly<Record<F, readonly [string, readonly string[]]>>,
+): { paths: Record<F, string>; outputs: [path: string, encode: string[]][] } {
+  const entries = Object.entries(table) as [F, readonly [string, readonly string[]]][];
+  const paths = Object.fromEntries(entries.map(([format, [name]]) => [format, join(dir, name)])) as Record<
+    F,
+    string
+  >;
+  return { paths, outputs: entries.map(([format, [, encode]]) => [paths[format], [...encode]]) };
+}
+
 export function makeTone(path: string, encode: string[], seconds = 2): string {
   makeTones([[path, encode]], seconds);
   return path;

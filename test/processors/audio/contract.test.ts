@@ -8,7 +8,7 @@ import { detectFile } from '../../../src/media/detect.ts';
 import { audioModule } from '../../../src/processors/audio/index.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { audioStream, makeTone, makeTones, probe } from '../../support/media.ts';
+import { audioStream, formatFiles, makeTone, makeTones, probe } from '../../support/media.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'presso-audio-contract-'));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -28,13 +28,8 @@ const TONES = {
   weba: ['tone.webm', ['-c:a', 'libopus']],
   mka: ['tone.mkv', ['-c:a', 'flac']],
 } as const satisfies Record<string, readonly [string, readonly string[]]>;
-const byFormat = Object.fromEntries(
-  Object.entries(TONES).map(([format, [name]]) => [format, join(dir, name)]),
-) as Record<keyof typeof TONES, string>;
-makeTones(
-  Object.entries(TONES).map(([format, [, encode]]) => [byFormat[format as keyof typeof TONES], [...encode]]),
-  1,
-);
+const { paths: byFormat, outputs } = formatFiles(dir, TONES);
+makeTones(outputs, 1);
 const mp3 = byFormat.mp3;
 const bytes = await readFile(mp3);
 const cut = join(dir, 'cut.mp3');

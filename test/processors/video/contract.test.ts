@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { videoModule } from '../../../src/processors/video/index.ts';
 import { processorContract } from '../../contracts/processor.contract.ts';
-import { FAST_ENCODE, makeClip, makeClips, probe, videoStream } from '../../support/media.ts';
+import { FAST_ENCODE, formatFiles, makeClip, makeClips, probe, videoStream } from '../../support/media.ts';
 
 // The contract registers one test per sample, so the samples exist before the suite is declared.
 const dir = await mkdtemp(join(tmpdir(), 'presso-video-contract-'));
@@ -29,13 +29,8 @@ const CLIPS = {
   '3gp': ['clip.3gp', ['-c:v', 'libx264', '-c:a', 'aac']],
   wmv: ['clip.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2']],
 } as const satisfies Record<string, readonly [string, readonly string[]]>;
-const byFormat = Object.fromEntries(
-  Object.entries(CLIPS).map(([format, [name]]) => [format, join(dir, name)]),
-) as Record<keyof typeof CLIPS, string>;
-makeClips(
-  Object.entries(CLIPS).map(([format, [, encode]]) => [byFormat[format as keyof typeof CLIPS], [...encode]]),
-  { seconds: 1, width: 96, height: 64 },
-);
+const { paths: byFormat, outputs } = formatFiles(dir, CLIPS);
+makeClips(outputs, { seconds: 1, width: 96, height: 64 });
 const mp4 = byFormat.mp4;
 const bytes = await readFile(mp4);
 const cut = join(dir, 'cut.mp4');
