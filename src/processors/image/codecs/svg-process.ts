@@ -16,11 +16,13 @@ const CHILD = fileURLToPath(new URL('./svg-child.ts', import.meta.url));
 
 /**
  * What the child reads of the project inside the sandbox, read-only: the source it imports, the packages
- * (svgo, sharp and its libvips) and package.json (the module type). Never the project folder whole: the
- * default data directory lies inside it.
+ * (sharp and its libvips), svgo bundled at set-up (dist/vendor, the `#svgo` import) and package.json (the
+ * module type and that import). Never the project folder whole: the default data directory lies inside it.
  */
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const CHILD_FILES = [join(ROOT, 'src'), join(ROOT, 'node_modules'), join(ROOT, 'package.json')];
+const CHILD_FILES = ['src', 'node_modules', join('dist', 'vendor'), 'package.json'].map((name) =>
+  join(ROOT, name),
+);
 
 /**
  * Node needs about 0.8 GiB of RLIMIT_DATA just to start (V8 reserves its heap and code ranges); svgo on

@@ -4,7 +4,7 @@
  * see svg-css.ts), then optimised with svgo.
  * The sanitised SVG is both the SVG output and the source of any rasterisation.
  */
-import { type CustomPlugin, optimize } from 'svgo';
+import { type CustomPlugin, optimize } from '#svgo';
 import { UnprocessableInputError } from '../../../errors/catalog.ts';
 import { isExternalReference, isSafeCssValue, sanitiseDeclarations, sanitiseStylesheet } from './svg-css.ts';
 import { type FilterLoad, filterSurvey } from './svg-filters.ts';
