@@ -13,10 +13,15 @@ import { writeArchives } from './fixtures.ts';
 const dir = await mkdtemp(join(tmpdir(), 'presso-archive-contract-'));
 after(() => rm(dir, { recursive: true, force: true }));
 const samples = writeArchives(dir);
+// Each cut at half its length (the tree's photo is small: fixed cuts could fall past the end).
+const half = (path: string) => {
+  const bytes = readFileSync(path);
+  return bytes.subarray(0, bytes.length >> 1);
+};
 const cut = join(dir, 'cut.zip');
-await writeFile(cut, readFileSync(samples.zip).subarray(0, 20_000));
+await writeFile(cut, half(samples.zip));
 const cutXz = join(dir, 'cut.tar.xz');
-await writeFile(cutXz, readFileSync(samples['tar.xz']).subarray(0, 50_000));
+await writeFile(cutXz, half(samples['tar.xz']));
 
 processorContract(archiveModule, {
   byFormat: {

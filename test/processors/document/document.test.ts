@@ -18,6 +18,7 @@ import { setSandboxMode } from '../../../src/processors/shared/sandbox.ts';
 import { odtLinking } from '../../security/office-link-documents.ts';
 import { corpus } from '../../support/corpus.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
+import { onceEach } from '../../support/once-each.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
@@ -36,7 +37,8 @@ const ZIP_LIMITS = { maxEntries: 1000, maxUnzippedBytes: 1e9 };
 
 describe('document processor', () => {
   const scratch = useScratch('presso-document-');
-  const images = createImageProcessor(NO_TIME_PRESSURE);
+  // The DOCX and the ODT hold the same photo: its search runs once (once-each.ts).
+  const images = onceEach(createImageProcessor(NO_TIME_PRESSURE), scratch);
   const processor = createDocumentProcessor(images, NO_TIME_PRESSURE, DEFAULT_SETTINGS);
   let samples: Partial<OfficeSamples>;
   before(() => {

@@ -6,7 +6,7 @@
  * operator's image pixel cap (`PRESSO_IMAGE_MAX_PIXELS`, handed to documents by the host).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { createDocumentProcessor } from '../../../src/processors/document/document-processor.ts';
@@ -16,6 +16,7 @@ import { QUALITY_TARGETS } from '../../../src/processors/image/quality/targets.t
 import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 import { DEFAULT_SETTINGS } from '../../support/host-settings.ts';
+import { onceEach } from '../../support/once-each.ts';
 import { useScratch } from '../../support/scratch.ts';
 import { NO_TIME_PRESSURE } from '../../support/time-scale.ts';
 import { documentJob } from './fixtures.ts';
@@ -46,9 +47,12 @@ const allXml = (entries: readonly ZipEntry[]) =>
 
 describe('document images.format', () => {
   const scratch = useScratch('presso-document-image-format-');
+  // The DOCX and the ODT hold the same PNG photo: its search runs once (once-each.ts). The processor's own
+  // re-opening of each result (`verify`, a LibreOffice start per job) is document.test.ts's: what this file
+  // proves is in the parts, and the pages it draws of the converted DOCX and ODT.
   const processor = createDocumentProcessor(
-    createImageProcessor(NO_TIME_PRESSURE),
-    NO_TIME_PRESSURE,
+    onceEach(createImageProcessor(NO_TIME_PRESSURE), scratch),
+    { ...NO_TIME_PRESSURE, verify: false },
     DEFAULT_SETTINGS,
   );
   let pngDocuments: Record<PhotoFormat, string>;
@@ -57,13 +61,13 @@ describe('document images.format', () => {
   before(async () => {
     // The DOCX of each picture in one LibreOffice start, the ODT in another (four starts before).
     const photo = await photoAsPng();
-    // Opaque, with an alpha channel: its pixels must be read to know it may become a JPEG.
-    const opaqueAlpha = await sharp(photo).ensureAlpha().png().toBuffer();
-    const docx = makePhotoDocumentSets(
-      scratch(),
-      ['docx'],
-      [photo, readFileSync(corpus.alphaPng), opaqueAlpha],
-    );
+    // Opaque, with an alpha channel: its pixels must be read to know it may become a JPEG. It and the
+    // transparent picture are small (160 and 200 px wide, still far above the 1,000-pixel cap below): each
+    // goes through the image search, which costs by the pixel (kept as PNG under the cap, the 640×480 one
+    // cost seconds), and whether a picture may become a JPEG does not depend on its size.
+    const opaqueAlpha = await sharp(photo).resize(160).ensureAlpha().png().toBuffer();
+    const transparent = await sharp(corpus.alphaPng).resize(200).png().toBuffer();
+    const docx = makePhotoDocumentSets(scratch(), ['docx'], [photo, transparent, opaqueAlpha]);
     pngDocuments = { ...makePhotoDocuments(scratch(), ['odt'], photo), docx: docx[0]!.docx };
     transparentDocx = docx[1]!.docx;
     opaqueAlphaDocx = docx[2]!.docx;
@@ -170,7 +174,13 @@ describe('document images.format', () => {
     const converted = parts((await processor.process(documentJob(scratch(), docx, 'docx', params))).path);
     assert.equal(magic(converted.find((e) => e.name === 'word/media/image1.jpeg')), JPEG);
     // PRESSO_IMAGE_MAX_PIXELS below the picture: it is not decoded, counts as transparent and stays PNG.
-    const capped = createDocumentProcessor(createImageProcessor(), {}, { images: { maxPixels: 1000 } });
+    const capped = createDocumentProcessor(
+      createImageProcessor(),
+      { verify: false },
+      {
+        images: { maxPixels: 1000 },
+      },
+    );
     const kept = parts((await capped.process(documentJob(scratch(), docx, 'docx', params))).path);
     assert.ok(
       kept.some((e) => e.name === 'word/media/image1.png'),

@@ -19,6 +19,7 @@ import { PAGE_TARGETS } from '../../../src/processors/pdf/targets.ts';
 import { scorePixels } from '../../../src/processors/shared/metric/score.ts';
 import { corpus } from '../../support/corpus.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { smallCorpus } from '../../support/small-corpus.ts';
 import { pdfFacts, pdfJob, renderAll } from './fixtures.ts';
 
 const stream = (dict: string, data: Buffer) =>
@@ -83,9 +84,18 @@ function twoImages(first: Buffer, second: Buffer, extra: (string | Buffer)[] = [
   ]);
 }
 
+/**
+ * The pictures are small (a 400×300 photo, the astronaut at 256²): each goes through the image search,
+ * which costs by the pixel, and no property here depends on their size.
+ */
+const FLATE_SIDE = 256;
+/** The astronaut as FLATE_SIDE² RGB pixels. */
+const astronautPixels = () =>
+  sharp(corpus.astronaut).resize(FLATE_SIDE).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+
 const flateImage = (pixels: Buffer, extra = '') =>
   stream(
-    `/Type /XObject /Subtype /Image /Width 512 /Height 512 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode ${extra}`,
+    `/Type /XObject /Subtype /Image /Width ${FLATE_SIDE} /Height ${FLATE_SIDE} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode ${extra}`,
     deflateSync(pixels),
   );
 
@@ -107,10 +117,10 @@ async function pageScore(before: string, after: string, prefix: string): Promise
 describe('embedded images from real-world PDFs', () => {
   const scratch = useScratch('presso-pdf-image-inputs-');
   const processor = createPdfProcessor({ images: createImageProcessor(), engines: ['images', 'qpdf'] });
-  const photo = () => sharp(corpus.gpsPhoto).rotate().resize(800, 600, { fit: 'fill' });
+  const photo = () => sharp(smallCorpus.gpsPhoto).rotate().resize(400, 300, { fit: 'fill' });
   const jpegImage = (jpeg: Buffer, space = '/DeviceRGB') =>
     stream(
-      `/Type /XObject /Subtype /Image /Width 800 /Height 600 /ColorSpace ${space} /BitsPerComponent 8 /Filter /DCTDecode`,
+      `/Type /XObject /Subtype /Image /Width 400 /Height 300 /ColorSpace ${space} /BitsPerComponent 8 /Filter /DCTDecode`,
       jpeg,
     );
 
@@ -120,7 +130,7 @@ describe('embedded images from real-world PDFs', () => {
     writeFileSync(input, onePage(jpegImage(jpeg)));
     const result = await processor.process(pdfJob(scratch(), input, { compression: 'medium' }));
     const [image] = listImages(result.path);
-    assert.deepEqual([image?.width, image?.height, image?.enc], [800, 600, 'jpeg']);
+    assert.deepEqual([image?.width, image?.height, image?.enc], [400, 300, 'jpeg']);
     assert.ok(statSync(result.path).size < statSync(input).size * 0.9, 'the image was recompressed');
     const score = await pageScore(input, result.path, join(scratch(), 'exif'));
     assert.ok(score >= PAGE_TARGETS.medium, `page score ${score}`);
@@ -151,7 +161,7 @@ describe('embedded images from real-world PDFs', () => {
   });
 
   test('a colour-key /Mask given by reference keeps its image lossless; the other image is recompressed', async () => {
-    const { data } = await sharp(corpus.astronaut).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data } = await astronautPixels();
     const input = join(scratch(), 'mask.pdf');
     writeFileSync(
       input,
@@ -200,11 +210,11 @@ describe('embedded images from real-world PDFs', () => {
   });
 
   test('an image qpdf cannot decode stays as it is, and the others are still recompressed', async () => {
-    const { data } = await sharp(corpus.astronaut).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data } = await astronautPixels();
     // Predictor 3 is no predictor the PDF format defines: qpdf refuses to decode the stream.
     const unknown = flateImage(
       data,
-      '/DecodeParms << /Predictor 3 /Colors 3 /Columns 512 /BitsPerComponent 8 >>',
+      `/DecodeParms << /Predictor 3 /Colors 3 /Columns ${FLATE_SIDE} /BitsPerComponent 8 >>`,
     );
     const input = join(scratch(), 'predictor.pdf');
     writeFileSync(input, twoImages(unknown, flateImage(data)));
@@ -216,11 +226,11 @@ describe('embedded images from real-world PDFs', () => {
   });
 
   test('a Flate image that inflates past its declared size is cut off at extraction, not written whole', async () => {
-    const { data } = await sharp(corpus.astronaut).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    // Declares 512×512 RGB (768 KiB) but inflates to 64 MiB: 64 KiB in the file.
+    const { data } = await astronautPixels();
+    // Declares 512×512 RGB (768 KiB) but inflates to 16 MiB, twice the bound below: 16 KiB in the file.
     const bomb = stream(
       '/Type /XObject /Subtype /Image /Width 512 /Height 512 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode',
-      deflateSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 }),
+      deflateSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 }),
     );
     const input = join(scratch(), 'bomb.pdf');
     writeFileSync(input, twoImages(bomb, flateImage(data)));
