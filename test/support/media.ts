@@ -70,18 +70,25 @@ export function formatFiles<F extends string>(
   return { paths, outputs: entries.map(([format, [, encode]]) => [paths[format], [...encode]]) };
 }
 
-export function makeTone(path: string, encode: string[], seconds = 2): string {
-  makeTones([[path, encode]], seconds);
+export function makeTone(path: string, encode: string[], seconds = 2, sampleRate = 44100): string {
+  makeTones([[path, encode]], seconds, sampleRate);
   return path;
 }
 
-/** The same tone as makeTone in every file, each encoded as asked, by one ffmpeg run (one start, not n). */
-export function makeTones(outputs: [path: string, encode: string[]][], seconds = 2): void {
+/**
+ * The same tone as makeTone in every file, each encoded as asked, by one ffmpeg run (one start, not n). A long
+ * tone whose rate does not matter is cheaper at a low `sampleRate`: the samples are generated and encoded.
+ */
+export function makeTones(
+  outputs: [path: string, encode: string[]][],
+  seconds = 2,
+  sampleRate = 44100,
+): void {
   ffmpeg([
     '-f',
     'lavfi',
     '-i',
-    `sine=frequency=330:duration=${seconds}:sample_rate=44100,aformat=channel_layouts=stereo`,
+    `sine=frequency=330:duration=${seconds}:sample_rate=${sampleRate},aformat=channel_layouts=stereo`,
     ...outputs.flatMap(([path, encode]) => ['-metadata', 'title=Presso tone', ...encode, path]),
   ]);
 }
@@ -101,6 +108,8 @@ export interface Probed {
     avg_frame_rate?: string;
     disposition?: Record<string, number>;
     duration?: string;
+    /** Frames decoded, with ffprobe's `-count_frames`. */
+    nb_read_frames?: string;
     tags?: Record<string, string>;
   }[];
 }

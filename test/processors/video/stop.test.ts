@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { PressoError } from '../../../src/errors/catalog.ts';
 import { AdmissionBudget } from '../../../src/processors/shared/admission-budget.ts';
 import { createVideoProcessor } from '../../../src/processors/video/video-processor.ts';
-import { makeClip, runProcessor } from '../../support/media.ts';
+import { FAST_ENCODE, makeClip, runProcessor } from '../../support/media.ts';
 import { useScratch } from '../../support/scratch.ts';
 
 const scratch = useScratch('presso-video-stop-');
@@ -30,7 +30,13 @@ async function processesWith(needle: string): Promise<number[]> {
 describe('stopping a video job', () => {
   let slow: string;
   before(() => {
-    slow = makeClip(join(scratch(), 'slow-input.mp4'), { width: 640, height: 360, seconds: 6 });
+    // Written fast (x264 ultrafast): the job's VP9 encode is what must be slow, not the input's.
+    slow = makeClip(join(scratch(), 'slow-input.mp4'), {
+      width: 640,
+      height: 360,
+      seconds: 6,
+      encode: FAST_ENCODE,
+    });
   });
 
   it('fails at its time budget with a 422 and leaves no ffmpeg running', async () => {
