@@ -28,19 +28,23 @@ if [ ! -x node_modules/.bin/node ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" !
   echo "$want" >"$stamp"
 fi
 
-# The native SSIMULACRA 2 addon (native/ssimulacra2): built when missing or older than its sources, with
-# node-gyp against Node 24's headers, which the `node` package's install puts in node_modules (offline; a
-# later plain `npm install` can prune them, `npm rebuild node` puts them back). Needs g++, make, python3.
-addon_dir="native/ssimulacra2"
-addon="$addon_dir/build/Release/ssimulacra2.node"
-if [ ! -f "$addon" ] || [ -n "$(find "$addon_dir/binding.gyp" "$addon_dir/src" -newer "$addon" -print -quit)" ]; then
-  platform="$(node_modules/.bin/node -p 'process.platform + "-" + process.arch')"
-  headers="$root/node_modules/node/node_modules/node-$platform"
-  [ -f "$headers/include/node/node_api.h" ] || npm rebuild node --loglevel=error >/dev/null
-  echo "setup: building the native SSIMULACRA 2 addon (node-gyp)"
-  (cd "$addon_dir" && "$root/node_modules/.bin/node" "$root/node_modules/node-gyp/bin/node-gyp.js" rebuild \
-    --nodedir="$headers" --loglevel=error >/dev/null)
-fi
+# The native addons, each built when missing or older than its sources, with node-gyp against Node 24's
+# headers, which the `node` package's install puts in node_modules (offline; a later plain `npm install` can
+# prune them, `npm rebuild node` puts them back). Needs g++, make, python3.
+#   native/ssimulacra2: the quality metric (src/processors/shared/metric/ssimulacra2-native.ts);
+#   native/spawn: posix_spawn for the tool runner (src/processors/shared/spawn-process.ts).
+for name in ssimulacra2 spawn; do
+  addon_dir="native/$name"
+  addon="$addon_dir/build/Release/$name.node"
+  if [ ! -f "$addon" ] || [ -n "$(find "$addon_dir/binding.gyp" "$addon_dir/src" -newer "$addon" -print -quit)" ]; then
+    platform="$(node_modules/.bin/node -p 'process.platform + "-" + process.arch')"
+    headers="$root/node_modules/node/node_modules/node-$platform"
+    [ -f "$headers/include/node/node_api.h" ] || npm rebuild node --loglevel=error >/dev/null
+    echo "setup: building the native $name addon (node-gyp)"
+    (cd "$addon_dir" && "$root/node_modules/.bin/node" "$root/node_modules/node-gyp/bin/node-gyp.js" rebuild \
+      --nodedir="$headers" --loglevel=error >/dev/null)
+  fi
+done
 
 # TypeBox as one file (dist/vendor/typebox.mjs, the `#typebox` import of package.json), bundled by esbuild
 # when missing or older than the lock file: the package is 373 modules, and every Node process of the

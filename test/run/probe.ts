@@ -2,7 +2,7 @@
  * Loaded into every Node process of a test run (`--import` in NODE_OPTIONS, set by test/run/run-tests.ts),
  * so what a test file really does is measured, not guessed from its imports:
  * - each test file's process writes its wall and CPU time (its own and its waited children's) at exit;
- * - every process it starts that is a heavy tool (LibreOffice, ffmpeg/ffprobe, Chromium) or a second Presso
+ * - every process it starts (ChildProcess, the sync calls, and the tool runner's posix_spawn) that is a heavy tool (LibreOffice, ffmpeg/ffprobe, Chromium) or a second Presso
  *   (`src/cli/main.ts`) is written down with the test file it belongs to. The runner fails a run in which a
  *   fast-tier file did that, naming the file and the tool, so a heavy file cannot land in the fast tier.
  * A child inherits the test file's name through PRESSO_TEST_FILE, so a tool a spawned server starts counts too.
@@ -11,6 +11,7 @@
  * Does nothing unless PRESSO_TEST_RUN_LOG names the folder the runner reads.
  */
 import childProcess from 'node:child_process';
+import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join, relative } from 'node:path';
@@ -55,6 +56,12 @@ function install(dir: string): void {
     return execSync(...args);
   };
   syncBuiltinESMExports();
+  // The service's tool runner may start tools through posix_spawn (src/processors/shared/spawn-process.ts),
+  // not through ChildProcess: it publishes every start here.
+  subscribe('presso:tool-spawn', (message) => {
+    const { file, args } = message as { file: string; args: readonly string[] };
+    note([file, ...args]);
+  });
 }
 
 /** utime, stime, cutime, cstime of this process, in ms (fields 14-17 of /proc/self/stat, in clock ticks). */

@@ -3,12 +3,11 @@
  * on that field for ZIP (ZipCrypto and AES) and 7z (data or headers encrypted), whether the archive is re-packed
  * as it is, converted or processed in deep mode; the right one opens it and encrypts the output again; and no
  * tool ever has the password on its command line (readable by every process in /proc/<pid>/cmdline): every
- * process the server starts is recorded, whole command line (prlimit, bubblewrap and the tool), through Node's
- * `child_process` tracing channel.
+ * process the server starts is recorded, whole command line (prlimit, bubblewrap and the tool), as the tool
+ * runner and Node announce them (test/support/spawn-watch.ts).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { channel } from 'node:diagnostics_channel';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -16,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { createArchiveProcessor } from '../../src/processors/archive/archive-processor.ts';
 import { assertErrorBody, type CompletedResult, download } from '../api/helpers.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
+import { type SpawnWatch, watchSpawns } from '../support/spawn-watch.ts';
 
 const PASSWORD = 'Correct-Horse-7f3a9c';
 const WRONG = 'Wrong-Battery-52be01';
@@ -29,14 +29,11 @@ describe('archive passwords through the API', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'presso-archive-passwords-'));
   const inputs: Record<string, string> = {};
   /** The argv of every process the server starts (the test's own calls, through execFileSync, are not traced). */
+  let spawns: SpawnWatch | undefined;
   const calls: string[][] = [];
-  const spawns = channel('tracing:child_process.spawn:start');
-  const record = (message: unknown) => {
-    calls.push([...((message as { options: { args: string[] } }).options.args ?? [])]);
-  };
 
   before(async () => {
-    spawns.subscribe(record);
+    spawns = watchSpawns((argv) => calls.push(argv));
     const tree = join(scratch, 'tree');
     mkdirSync(join(tree, 'docs'), { recursive: true });
     writeFileSync(join(tree, 'notes.txt'), 'Presso password test.\n'.repeat(300));
@@ -57,7 +54,7 @@ describe('archive passwords through the API', () => {
     presso = await buildTestApp({ processors: [createArchiveProcessor(() => undefined)] });
   });
   after(async () => {
-    spawns.unsubscribe(record);
+    spawns?.stop();
     await presso?.close();
     execFileSync('rm', ['-rf', scratch]);
   });

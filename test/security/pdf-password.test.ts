@@ -2,14 +2,13 @@
  * Issue 21, finding 7 (the PDF part): `pdf.password` never appears on a tool's command line, where any
  * process on the host reads it (`/proc/<pid>/cmdline`), nor in a file of the job's folder while its tools
  * run. Every process the server starts is recorded, whole command line (prlimit, bubblewrap and the tool),
- * through Node's `child_process` tracing channel, and at each start the job folders are searched for the
+ * as the tool runner and Node announce them (test/support/spawn-watch.ts), and at each start the job folders are searched for the
  * password; an encrypted PDF with a random password goes through the API at a lossy level with metadata, so
  * every tool runs. Before, the password sat in `<job>/password` until the job ended.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { channel } from 'node:diagnostics_channel';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +17,7 @@ import { createPdfProcessor } from '../../src/processors/pdf/pdf-processor.ts';
 import { type CompletedResult, download } from '../api/helpers.ts';
 import { pdfFacts, samples } from '../processors/pdf/fixtures.ts';
 import { buildTestApp, type TestApp } from '../support/http-app.ts';
+import { type SpawnWatch, watchSpawns } from '../support/spawn-watch.ts';
 
 /** The files under `dir` whose bytes hold `needle` (no link followed). */
 function filesHolding(dir: string, needle: string): string[] {
@@ -36,16 +36,16 @@ describe('pdf.password reaches no command line and no file (issue 21, finding 7)
   const password = `pw-${randomUUID()}`;
   const calls: string[][] = [];
   const found: string[] = [];
-  const spawns = channel('tracing:child_process.spawn:start');
-  const record = (message: unknown) => {
-    calls.push([...(message as { options: { args: string[] } }).options.args]);
+  let spawns: SpawnWatch | undefined;
+  const record = (argv: string[]) => {
+    calls.push(argv);
     found.push(...filesHolding(join(presso.dataDir, 'work'), password));
   };
   before(async () => {
     presso = await buildTestApp({ processors: [createPdfProcessor({ images: createImageProcessor() })] });
   });
   after(async () => {
-    spawns.unsubscribe(record);
+    spawns?.stop();
     await presso?.close();
   });
 
@@ -53,7 +53,7 @@ describe('pdf.password reaches no command line and no file (issue 21, finding 7)
     const encrypted = join(presso.dataDir, 'encrypted.pdf');
     // The test's own call (execFileSync) is not traced: only the server's processes are recorded.
     execFileSync('qpdf', ['--encrypt', password, `${password}-owner`, '256', '--', samples.text, encrypted]);
-    spawns.subscribe(record);
+    spawns = watchSpawns(record);
     const response = await presso.upload(
       readFileSync(encrypted),
       { pdf: { compression: 'high', password }, metadata: true },

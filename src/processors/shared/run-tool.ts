@@ -9,7 +9,6 @@
  * file-size limits through util-linux `prlimit` where it exists; and stderr kept only as a capped tail for
  * the log, never returned as is (it names server paths).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import os from 'node:os';
 import { basename } from 'node:path';
@@ -17,6 +16,7 @@ import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.
 import type { Deadline } from './deadline.ts';
 import { publicDetail } from './public-detail.ts';
 import { BWRAP, bwrapArgs, resolveProgram, sandboxMode, toolEnvironment } from './sandbox.ts';
+import { spawnProcess, type ToolProcess } from './spawn-process.ts';
 
 export interface ToolRun {
   deadline: Deadline;
@@ -148,11 +148,11 @@ export function runTool(
 
   return new Promise((resolve, reject) => {
     const stdoutFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'w', 0o600);
-    const child = spawn(file, argv, {
+    // In a session of its own (spawn-process.ts), so one kill of its group reaches everything it forks.
+    const child = spawnProcess(file, argv, {
       cwd: run.workDir,
       // Caches and profiles go to the sandbox's private /tmp, or to the job's folder without a sandbox.
       env: { ...toolEnvironment(sandboxed ? '/tmp' : jobDir), ...options.env },
-      detached: true, // its own process group, so one kill reaches everything it forks
       stdio: [
         options.stdin === undefined ? 'ignore' : 'pipe',
         stdoutFd ?? (options.captureStdout || options.onStdout ? 'pipe' : 'ignore'),
@@ -238,7 +238,7 @@ function cpuBackstop(timeoutMs: number): number {
   return Math.ceil(timeoutMs / 1000) * os.availableParallelism() + 1;
 }
 
-function killGroup(child: ChildProcess): void {
+function killGroup(child: ToolProcess): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');

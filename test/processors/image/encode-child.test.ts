@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { channel } from 'node:diagnostics_channel';
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +16,7 @@ import { detectFile } from '../../../src/media/detect.ts';
 import { createImageProcessor } from '../../../src/processors/image/image-processor.ts';
 import type { Processor } from '../../../src/processors/processor.ts';
 import { useScratch } from '../../support/scratch.ts';
+import { type SpawnWatch, watchSpawns } from '../../support/spawn-watch.ts';
 import { TEST_TIME_BUDGET_MS } from './run-image.ts';
 
 const scratch = useScratch('presso-encode-child-');
@@ -24,15 +24,15 @@ const time = { timeBudgetMs: TEST_TIME_BUDGET_MS, timeFloorMs: TEST_TIME_BUDGET_
 const inProcess = createImageProcessor(time);
 const throughChild = createImageProcessor({ ...time, encodeInProcessBytes: 0 });
 
-/** Every start of the encoder's child, seen on Node's `child_process` tracing channel. */
+/** Every start of the encoder's child (test/support/spawn-watch.ts). */
 const childStarts: string[][] = [];
-const spawns = channel('tracing:child_process.spawn:start');
-const record = (message: unknown) => {
-  const args = (message as { options: { args?: string[] } }).options.args ?? [];
-  if (args.some((arg) => arg.endsWith('encode-child.ts'))) childStarts.push(args);
-};
-before(() => spawns.subscribe(record));
-after(() => spawns.unsubscribe(record));
+let spawns: SpawnWatch | undefined;
+before(() => {
+  spawns = watchSpawns((argv) => {
+    if (argv.some((arg) => arg.endsWith('encode-child.ts'))) childStarts.push(argv);
+  });
+});
+after(() => spawns?.stop());
 
 /** Noise over a gradient: every encoder has work to do, and the search runs its course. */
 async function photoLike(path: string, width: number, height: number, alpha = false): Promise<void> {
