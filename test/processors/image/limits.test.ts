@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { createDeflate } from 'node:zlib';
+import { constants, createDeflate } from 'node:zlib';
 import sharp from 'sharp';
 import { UnprocessableInputError } from '../../../src/errors/catalog.ts';
 import { detectFile } from '../../../src/media/detect.ts';
@@ -58,12 +58,14 @@ describe('image processor: limits and safety', () => {
   it('refuses a pixel flood (14000×14000 PNG of ~200 KB) from its header without a memory spike', async () => {
     const flood = join(scratch(), 'flood.png');
     // A greyscale PNG whose rows are deflated as a stream: never 196 MB at once (libvips took ~2 CPU-s).
+    // Run-length matching, 100 rows a write: 0.2 CPU-s where level 9's full search, a row a write, took 1.8.
     const row = Buffer.alloc(1 + 14000, 0x5a);
     row[0] = 0; // filter type None
-    const deflate = createDeflate({ level: 9 });
+    const rows = Buffer.concat(Array.from({ length: 100 }, () => row));
+    const deflate = createDeflate({ level: 9, strategy: constants.Z_RLE });
     const idat: Buffer[] = [];
     deflate.on('data', (chunk: Buffer) => idat.push(chunk));
-    for (let y = 0; y < 14000; y++) if (!deflate.write(row)) await once(deflate, 'drain');
+    for (let y = 0; y < 14000; y += 100) if (!deflate.write(rows)) await once(deflate, 'drain');
     deflate.end();
     await once(deflate, 'end');
     await writeFile(
@@ -164,9 +166,11 @@ describe('image processor: limits and safety', () => {
   });
 
   it('an encode that outlives the budget keeps its pixels reserved until it really ends', async () => {
-    // Lossless AVIF of 3 MP is one uninterruptible libaom call of seconds (~2.5 CPU-s here): far past 400 ms.
+    // Lossless AVIF of 1.5 MP is one uninterruptible libaom call of seconds (~3 CPU-s on two cores, ~1.5 s of
+    // wall when quiet): far past 400 ms. 3 MP took twice that for the same proof.
+    const [width, height] = [1400, 1050];
     const input = join(scratch(), 'large.png');
-    await sharp(corpus.canonPhoto).resize(2000, 1500).png({ compressionLevel: 1 }).toFile(input);
+    await sharp(corpus.canonPhoto).resize(width, height).png({ compressionLevel: 1 }).toFile(input);
     const budget = new AdmissionBudget(100_000_000);
     const detected = await detectFile(input);
     assert.ok(detected !== undefined);
@@ -178,10 +182,10 @@ describe('image processor: limits and safety', () => {
       wantMetadata: false,
     });
     await assert.rejects(job, refused(/time budget/));
-    // 3 MP × 3 channels × 1 byte × the working copies (a lossless output is not scored: no metric scratch).
+    // Pixels × 3 channels × 1 byte × the working copies (a lossless output is not scored: no metric scratch).
     assert.equal(
       budget.inUse,
-      2000 * 1500 * 3 * WORKING_COPIES,
+      width * height * 3 * WORKING_COPIES,
       'the abandoned encode still holds its share',
     );
     await until(() => budget.inUse === 0);
