@@ -1,7 +1,7 @@
 /**
  * Small real photos for the heavy quality suites: lossless centre crops (jpegtran, no re-encoding) of the
- * corpus camera JPEGs, 640×480 (0.3 MP) with their EXIF, ICC profile and orientation kept. A quality
- * search costs time with the pixel count, so a suite on these runs ~4-40× faster than on the 1.2-12 MP
+ * corpus camera JPEGs, 640×480 (0.3 MP; one 320×240) with their EXIF, ICC profile and orientation kept. A
+ * quality search costs time with the pixel count, so a suite on these runs ~4-40× faster than on the 1.2-12 MP
  * originals while the perceptual targets are asserted the same way. Made once per machine, in tmpdir.
  */
 import { execFileSync } from 'node:child_process';
@@ -46,6 +46,11 @@ function centreCrop(
 export const smallCorpus = {
   /** 640×480 of the Canon SX530 photo, with its EXIF and embedded ICC profile. */
   canonPhoto: centreCrop(corpus.canonPhoto, [1280, 960], 'canon-640x480.jpg', 640, 480),
+  /**
+   * 320×240 of the same photo (EXIF and ICC profile too: trees, road, cars, a bridge), for conversions
+   * whose property does not need the search's strict level order: a quarter of the 640×480's encodes.
+   */
+  canonPhoto320: centreCrop(corpus.canonPhoto, [1280, 960], 'canon-320x240.jpg', 320, 240),
   /** 640×480 of the Xiaomi photo, with its EXIF and GPS position. */
   gpsPhoto: centreCrop(corpus.gpsPhoto, [4000, 3000], 'gps-640x480.jpg', 640, 480),
   /** 640×480 of the phone photo whose EXIF Orientation is 3. */
