@@ -38,10 +38,11 @@ async function digest(path: string): Promise<string> {
 
 describe('image processor: deterministic output', () => {
   it('gives identical bytes for identical requests, on a quiet and on a saturated machine', async () => {
-    // A small real photo keeps the test quick; the search runs its full course of trials on it. 256 px wide:
-    // the busy loops burn both cores for as long as the loaded encodes take, so every pixel costs ~3 times.
+    // A small real photo keeps the test quick; the search runs its full course of trials on it. 160 px wide:
+    // the busy loops burn both cores for as long as the loaded encodes take, so every pixel costs ~3 times
+    // (the four requests took 1.3 CPU-s here, at 256 px 2.7).
     const input = join(scratch(), 'photo.jpg');
-    await sharp(corpus.canonPhoto).resize(256).jpeg({ quality: 95 }).toFile(input);
+    await sharp(corpus.canonPhoto).resize(160).jpeg({ quality: 95 }).toFile(input);
     const requests = [
       { format: 'jpeg', compression: 'high' },
       { format: 'webp', compression: 'medium' },

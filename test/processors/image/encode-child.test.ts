@@ -91,9 +91,9 @@ describe('image processor: the encoder child process', () => {
   for (const params of cases) {
     it(`gives the in-process bytes for ${params.format} ${params.compression}`, async () => {
       const input = join(scratch(), `${params.format}-${params.compression}.png`);
-      // 0.17 MP: like any image under the search mosaic's 0.5 MP (pixels.ts), searched whole, and the
-      // 720x540 of before (0.39 MP) was too; only the encoders' work shrinks.
-      await photoLike(input, 480, 360);
+      // 0.08 MP: like any image under the search mosaic's 0.5 MP (pixels.ts), searched whole, as the
+      // 480×360 (0.17 MP) and 720x540 (0.39 MP) of before were; only the encoders' work shrinks.
+      await photoLike(input, 320, 240);
       const here = await run(inProcess, input, params);
       const starts = childStarts.length;
       const there = await run(throughChild, input, params);
@@ -107,7 +107,7 @@ describe('image processor: the encoder child process', () => {
 
   it('keeps alpha, flattens for JPEG and scores the same through the child', async () => {
     const input = join(scratch(), 'alpha.png');
-    await photoLike(input, 480, 360, true);
+    await photoLike(input, 320, 240, true);
     for (const format of ['jpeg', 'webp']) {
       const here = await run(inProcess, input, { format, compression: 'medium' });
       const there = await run(throughChild, input, { format, compression: 'medium' });
@@ -122,12 +122,12 @@ describe('image processor: the encoder child process', () => {
       encodeInProcessBytes: 0,
       encodeChildMemory: 900_000_000,
     });
-    // 12 MP upscaled from a 1000×750 photo-like image: libheif's allocation follows the pixel count, not
-    // the detail, and drawing 12 MP of blurred noise cost 2.8 CPU-s of this file's 10.
-    const seed = join(scratch(), 'large-seed.png');
-    await photoLike(seed, 1000, 750);
+    // 12 MP of one colour: libheif's allocation follows the pixel count, not the detail (drawing 12 MP of
+    // blurred noise cost 2.8 CPU-s, upscaling a 1000×750 photo-like image and writing it 1.7).
     const input = join(scratch(), 'large.png');
-    await sharp(seed).resize(4000, 3000).png().toFile(input);
+    await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#4a7ab0' } })
+      .png()
+      .toFile(input);
     await assert.rejects(run(limited, input, { format: 'avif', compression: 'lossless' }), (error) => {
       assert.ok(error instanceof PressoError);
       assert.equal(error.code, 'INPUT_UNPROCESSABLE');
