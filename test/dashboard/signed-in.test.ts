@@ -135,8 +135,15 @@ test("an operator changes another account's rate limit from the operator page", 
   await checkPage(view, 'operator');
   const input = view.page.getByLabel('Rate limit of customer-b');
   await input.fill('4321');
+  // The page's PATCH, awaited by its answer: 'networkidle' right after the key press could be reached before
+  // the request left (seen under load: the limit read back was still 1000).
+  const saved = view.page.waitForResponse(
+    (response) =>
+      response.request().method() === 'PATCH' &&
+      response.url().endsWith(`/1.0/operator/accounts/${other.account.id}`),
+  );
   await input.press('Enter');
-  await view.page.waitForLoadState('networkidle');
+  assert.equal((await saved).status(), 200);
   const account = await presso.request('/1.0/account', { auth: `Bearer ${other.key}` });
   const body = (await account.json()) as { rateLimit: { limit: number } };
   assert.equal(body.rateLimit.limit, 4321);
