@@ -29,7 +29,7 @@
   } while (0)
 
 static napi_value throw_errno(napi_env env, int error, const char* what) {
-  napi_value message, code, err;
+  napi_value message, code, err, number;
   char text[256];
   snprintf(text, sizeof text, "%s: %s", what, strerror(error));
   napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &message);
@@ -38,7 +38,8 @@ static napi_value throw_errno(napi_env env, int error, const char* what) {
                      : "ESPAWN";
   napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code);
   napi_create_error(env, code, message, &err);
-  napi_set_named_property(env, err, "errno", (napi_create_int32(env, -error, &message), message));
+  napi_create_int32(env, -error, &number);
+  napi_set_named_property(env, err, "errno", number);
   napi_throw(env, err);
   return NULL;
 }

@@ -16,7 +16,7 @@ import { ToolMissingError, UnprocessableInputError } from '../../errors/catalog.
 import type { Deadline } from './deadline.ts';
 import { publicDetail } from './public-detail.ts';
 import { BWRAP, bwrapArgs, resolveProgram, sandboxMode, toolEnvironment } from './sandbox.ts';
-import { spawnProcess, type ToolProcess } from './spawn-process.ts';
+import { signalName, spawnProcess, type ToolProcess } from './spawn-process.ts';
 
 export interface ToolRun {
   deadline: Deadline;
@@ -252,8 +252,8 @@ type Exit = { code: number | null; signal: NodeJS.Signals | null };
 /** bubblewrap exits with 128 + the signal that ended the tool (SIGXCPU at the CPU limit is 152). */
 function exitInside(code: number | null, signal: NodeJS.Signals | null): Exit {
   if (code === null || code <= 128) return { code, signal };
-  const name = Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0];
-  return name === undefined ? { code, signal } : { code: null, signal: name as NodeJS.Signals };
+  const name = signalName(code - 128);
+  return name === undefined ? { code, signal } : { code: null, signal: name };
 }
 
 function exitReason(exit: Exit | undefined): string {

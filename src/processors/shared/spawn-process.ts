@@ -62,10 +62,19 @@ function loadAddon(): Addon | undefined {
 const addon = loadAddon();
 const spawns = channel('presso:tool-spawn');
 
-/** How this process starts tools: `posix_spawn` (the addon) or `fork` (Node's spawn). */
-export const spawnMethod: 'posix_spawn' | 'fork' = addon === undefined ? 'fork' : 'posix_spawn';
+export type SpawnMethod = 'posix_spawn' | 'fork';
 
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]));
+/** How this process starts tools: `posix_spawn` (the addon) or `fork` (Node's spawn). */
+export const spawnMethod: SpawnMethod = addon === undefined ? 'fork' : 'posix_spawn';
+
+const SIGNAL_NAMES = new Map(
+  Object.entries(constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]),
+);
+
+/** The name of signal `number` (15: SIGTERM), or undefined for a number no signal has. */
+export function signalName(number: number): NodeJS.Signals | undefined {
+  return SIGNAL_NAMES.get(number);
+}
 
 export function spawnProcess(file: string, args: readonly string[], options: SpawnOptions): ToolProcess {
   return spawnProcessWith(spawnMethod, file, args, options);
@@ -73,7 +82,7 @@ export function spawnProcess(file: string, args: readonly string[], options: Spa
 
 /** `spawnProcess` by the method given (the contract test runs both); `posix_spawn` needs the addon built. */
 export function spawnProcessWith(
-  method: 'posix_spawn' | 'fork',
+  method: SpawnMethod,
   file: string,
   args: readonly string[],
   options: SpawnOptions,
@@ -123,10 +132,7 @@ class SpawnedProcess extends EventEmitter implements ToolProcess {
     this.stdout = stdout >= 0 ? this.readEnd(stdout) : null;
     this.stderr = stderr >= 0 ? this.readEnd(stderr) : null;
     addon.watch(started.pid, (code, signal) => {
-      this.exit = [
-        code,
-        signal === null ? null : ((SIGNAL_NAMES.get(signal) ?? null) as NodeJS.Signals | null),
-      ];
+      this.exit = [code, signal === null ? null : (signalName(signal) ?? null)];
       this.emit('exit', ...this.exit);
       this.settled();
     });
